@@ -1,0 +1,25 @@
+"""The accelerator catalog: hardware facts as data, with a typed loader."""
+
+from gke_accel.catalog.loader import (
+    Catalog,
+    GpuMachine,
+    GpuModel,
+    N1Host,
+    N1Limit,
+    Price,
+    PriceBook,
+    TpuGeneration,
+    load_catalog,
+)
+
+__all__ = [
+    "Catalog",
+    "GpuMachine",
+    "GpuModel",
+    "N1Host",
+    "N1Limit",
+    "Price",
+    "PriceBook",
+    "TpuGeneration",
+    "load_catalog",
+]

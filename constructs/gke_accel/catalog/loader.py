@@ -1,0 +1,208 @@
+"""Typed view of the accelerator catalog data files (``accelerators.yaml``, ``prices.yaml``).
+
+This module only reads and types the data; the rules that use it live in ``gke_accel.model``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Literal
+
+import yaml
+
+Placement = Literal["compact", "workload_policy"]
+GpuAttach = Literal["fixed", "n1"]
+
+
+@dataclass(frozen=True)
+class TpuGeneration:
+    name: str
+    label: str
+    dimensions: int
+    tensorcores_per_chip: int
+    hbm_gib_per_chip: int
+    machine_types: dict[str, int]  # machine type -> chips per VM
+    max_chips: int
+    multihost_placement: Placement
+    name_prefix: str
+    name_counts: Literal["chips", "tensorcores"]
+    zones: tuple[str, ...]
+    min_gke_version: str
+
+    def machine_for_chips(self, chips_per_vm: int) -> str | None:
+        for machine, chips in self.machine_types.items():
+            if chips == chips_per_vm:
+                return machine
+        return None
+
+    def slice_name(self, chips: int) -> str:
+        count = chips * self.tensorcores_per_chip if self.name_counts == "tensorcores" else chips
+        return f"{self.name_prefix}-{count}"
+
+
+@dataclass(frozen=True)
+class GpuModel:
+    accelerator_type: str
+    aliases: tuple[str, ...]
+    memory_gb: int
+    attach: GpuAttach
+    mig_sizes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GpuMachine:
+    machine_type: str
+    accelerator_type: str
+    count: int
+    vcpu: int
+    memory_gb: int
+    default: bool
+    arch: str
+
+
+@dataclass(frozen=True)
+class N1Host:
+    machine_type: str
+    vcpu: int
+    memory_gb: int
+
+
+@dataclass(frozen=True)
+class N1Limit:
+    max_vcpu: int
+    max_memory_gb: int
+
+
+@dataclass(frozen=True)
+class Price:
+    on_demand: float
+    spot: float | None
+    verify: bool = False
+
+
+@dataclass(frozen=True)
+class PriceBook:
+    source: str
+    source_date: str
+    hours_per_month: int
+    cluster_fee_per_hour: float
+    tpu_per_chip_hour: dict[str, Price]
+    machine_per_hour: dict[str, Price]
+    n1_gpu_per_hour: dict[str, Price]
+
+
+@dataclass(frozen=True)
+class Catalog:
+    tpu_generations: dict[str, TpuGeneration]
+    topologies_2d: dict[str, tuple[int, ...]]  # topology -> allowed chips per VM
+    subcube_topologies_3d: tuple[str, ...]
+    single_chip_topology_3d: str
+    gpu_models: dict[str, GpuModel]
+    gpu_machines: dict[str, GpuMachine]
+    n1_limits: dict[str, dict[int, N1Limit]]
+    n1_hosts: dict[str, N1Host]
+    n1_default_host: dict[int, str]
+    sharing_strategies: tuple[str, ...]
+    max_shared_clients_per_gpu: int
+    driver_versions: tuple[str, ...]
+    image_types: tuple[str, ...]
+    latest_driver_image_types: tuple[str, ...]
+    prices: PriceBook
+
+    def gpu_model(self, name: str) -> GpuModel | None:
+        """Find a GPU model by accelerator type (``nvidia-l4``) or alias (``l4``), case-insensitively."""
+        key = name.strip().lower()
+        if key in self.gpu_models:
+            return self.gpu_models[key]
+        for model in self.gpu_models.values():
+            if key in model.aliases:
+                return model
+        return None
+
+    def gpu_names(self) -> list[str]:
+        return sorted(alias for m in self.gpu_models.values() for alias in m.aliases)
+
+    def machines_for_gpu(self, accelerator_type: str) -> list[GpuMachine]:
+        return [m for m in self.gpu_machines.values() if m.accelerator_type == accelerator_type]
+
+
+def _read_yaml(name: str) -> dict[str, Any]:
+    text = resources.files("gke_accel.catalog").joinpath(name).read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"catalog file {name} must hold a mapping")
+    return data
+
+
+def _price(raw: dict[str, Any]) -> Price:
+    spot = raw.get("spot")
+    return Price(float(raw["on_demand"]), None if spot is None else float(spot), bool(raw.get("verify", False)))
+
+
+def _tpu_generation(name: str, raw: dict[str, Any], subcube_chips: int) -> TpuGeneration:
+    if "max_chips" in raw:
+        max_chips = int(raw["max_chips"])
+    else:
+        max_chips = int(raw["max_cubes"]) * subcube_chips
+    return TpuGeneration(
+        name=name,
+        label=raw["label"],
+        dimensions=int(raw["dimensions"]),
+        tensorcores_per_chip=int(raw["tensorcores_per_chip"]),
+        hbm_gib_per_chip=int(raw["hbm_gib_per_chip"]),
+        machine_types={str(k): int(v) for k, v in raw["machine_types"].items()},
+        max_chips=max_chips,
+        multihost_placement=raw["multihost_placement"],
+        name_prefix=raw["name_prefix"],
+        name_counts=raw["name_counts"],
+        zones=tuple(raw["zones"]),
+        min_gke_version=str(raw["min_gke_version"]),
+    )
+
+
+@functools.cache
+def load_catalog() -> Catalog:
+    """Load and type the catalog once per process."""
+    acc = _read_yaml("accelerators.yaml")
+    pr = _read_yaml("prices.yaml")
+    tpu, gpu = acc["tpu"], acc["gpu"]
+    cube_chips = 64  # one 4x4x4 cube
+    return Catalog(
+        tpu_generations={n: _tpu_generation(n, r, cube_chips) for n, r in tpu["generations"].items()},
+        topologies_2d={str(k): tuple(int(c) for c in v) for k, v in tpu["topologies_2d"].items()},
+        subcube_topologies_3d=tuple(tpu["subcube_topologies_3d"]),
+        single_chip_topology_3d=str(tpu["single_chip_topology_3d"]),
+        gpu_models={
+            n: GpuModel(n, tuple(r["aliases"]), int(r["memory_gb"]), r["attach"], tuple(r.get("mig_sizes", ())))
+            for n, r in gpu["models"].items()
+        },
+        gpu_machines={
+            n: GpuMachine(
+                n, r["gpu"], int(r["count"]), int(r["vcpu"]), int(r["memory_gb"]),
+                bool(r.get("default", False)), str(r.get("arch", "amd64")),
+            )
+            for n, r in gpu["machine_types"].items()
+        },
+        n1_limits={
+            gpu_type: {int(c): N1Limit(int(v["max_vcpu"]), int(v["max_memory_gb"])) for c, v in counts.items()}
+            for gpu_type, counts in gpu["n1_attachable"].items()
+        },
+        n1_hosts={n: N1Host(n, int(r["vcpu"]), int(r["memory_gb"])) for n, r in gpu["n1_hosts"].items()},
+        n1_default_host={int(k): str(v) for k, v in gpu["n1_default_host"].items()},
+        sharing_strategies=tuple(gpu["sharing_strategies"]),
+        max_shared_clients_per_gpu=int(gpu["max_shared_clients_per_gpu"]),
+        driver_versions=tuple(gpu["driver_versions"]),
+        image_types=tuple(gpu["image_types"]),
+        latest_driver_image_types=tuple(gpu["latest_driver_image_types"]),
+        prices=PriceBook(
+            source=str(pr["source"]),
+            source_date=str(pr["source_date"]),
+            hours_per_month=int(pr["hours_per_month"]),
+            cluster_fee_per_hour=float(pr["cluster_fee_per_hour"]),
+            tpu_per_chip_hour={k: _price(v) for k, v in pr["tpu_per_chip_hour"].items()},
+            machine_per_hour={k: _price(v) for k, v in pr["machine_per_hour"].items()},
+            n1_gpu_per_hour={k: _price(v) for k, v in pr["n1_gpu_per_hour"].items()},
+        ),
+    )

@@ -1,0 +1,10 @@
+"""The one place that imports the CDK framework (cdktf and its `constructs` runtime).
+
+Moving to the maintained fork (CDK Terrain: ``cdktn``) means changing the imports here and in
+``_providers.py`` only.
+"""
+
+from cdktf import App, GcsBackend, LocalBackend, TerraformOutput, TerraformStack, Testing
+from constructs import Construct
+
+__all__ = ["App", "Construct", "GcsBackend", "LocalBackend", "TerraformOutput", "TerraformStack", "Testing"]

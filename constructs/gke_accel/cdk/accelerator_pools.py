@@ -1,0 +1,40 @@
+"""TpuSlicePool and GpuNodePool: typed accelerator pools on a GkeCluster.
+
+Each takes a spec, derives every value from the catalog (machine type, node count, placement,
+labels, taints, autoscaling bounds) and raises ConfigError at construction for any mistake.
+"""
+
+from __future__ import annotations
+
+from gke_accel.cdk._framework import Construct
+from gke_accel.cdk.cluster import GkeCluster
+from gke_accel.cdk.node_pool import AcceleratorNodePool
+from gke_accel.model.gpu_pool import plan_gpu_pool
+from gke_accel.model.node_pool import NodePoolPlan
+from gke_accel.model.spec import GpuPoolSpec, TpuPoolSpec
+from gke_accel.model.tpu_pool import plan_tpu_pool
+
+
+class _PlannedPools(Construct):
+    def __init__(self, scope: Construct, id: str, cluster: GkeCluster, plans: list[NodePoolPlan]) -> None:
+        super().__init__(scope, id)
+        self.plans = plans
+        self.pools: list[AcceleratorNodePool] = [cluster.node_pool(self, plan.name, plan) for plan in plans]
+
+
+class TpuSlicePool(_PlannedPools):
+    """A TPU slice pool (one node pool per multi-host slice). Props: ``cluster``, ``spec``."""
+
+    def __init__(self, scope: Construct, id: str, *, cluster: GkeCluster, spec: TpuPoolSpec) -> None:
+        plans = plan_tpu_pool(spec, region=cluster.region, cluster_zones=cluster.plan.node_zones,
+                              path=f"tpu_pool {spec.name}")
+        super().__init__(scope, id, cluster, plans)
+
+
+class GpuNodePool(_PlannedPools):
+    """An NVIDIA GPU node pool. Props: ``cluster``, ``spec``."""
+
+    def __init__(self, scope: Construct, id: str, *, cluster: GkeCluster, spec: GpuPoolSpec) -> None:
+        plans = plan_gpu_pool(spec, region=cluster.region, cluster_zones=cluster.plan.node_zones,
+                              path=f"gpu_pool {spec.name}")
+        super().__init__(scope, id, cluster, plans)

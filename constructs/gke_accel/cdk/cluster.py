@@ -1,0 +1,140 @@
+"""GkeCluster: a hardened GKE Standard cluster for accelerator workloads.
+
+Secure by default: private nodes, master authorized networks, Workload Identity, Dataplane V2,
+shielded nodes, Binary Authorization, a release channel with a maintenance window, a dedicated
+least-privilege node service account, deletion protection. The default node pool is removed and
+a small tainted system pool added; accelerator pools are added with TpuSlicePool / GpuNodePool.
+"""
+
+from __future__ import annotations
+
+from gke_accel.cdk._framework import Construct
+from gke_accel.cdk._providers import ContainerCluster, cluster_structs
+from gke_accel.cdk.network import ClusterNetwork
+from gke_accel.cdk.node_pool import NODE_OAUTH_SCOPES, AcceleratorNodePool
+from gke_accel.cdk.node_service_account import NodeServiceAccount
+from gke_accel.model.cluster import ClusterPlan, plan_cluster
+from gke_accel.model.node_pool import NodePoolPlan
+from gke_accel.model.spec import ClusterSpec
+
+
+class GkeCluster(Construct):
+    """Props: ``project``, ``region``, ``spec`` (a ClusterSpec), ``labels`` (GCP resource labels).
+
+    Raises ConfigError at construction, listing every mistake in ``spec``.
+    """
+
+    def __init__(self, scope: Construct, id: str, *, project: str, region: str, spec: ClusterSpec,
+                 labels: dict[str, str] | None = None) -> None:
+        super().__init__(scope, id)
+        self.plan: ClusterPlan = plan_cluster(spec, region=region)
+        self.project = project
+        self.region = region
+        self.labels = {**(labels or {}), **spec.labels}
+        s = cluster_structs
+        network = ClusterNetwork(self, "network", project=project, region=region, name=spec.name, spec=spec.network)
+        nodes_sa = NodeServiceAccount(self, "node-sa", project=project, account_id=f"{spec.name}-nodes"[:30])
+        self.node_service_account: str = nodes_sa.email
+        m = spec.maintenance
+        nap = spec.auto_provisioning
+        autoscaling = None
+        if nap.enabled:
+            limits = [s.ContainerClusterClusterAutoscalingResourceLimits(resource_type="cpu", minimum=0,
+                                                                         maximum=nap.max_cpu),
+                      s.ContainerClusterClusterAutoscalingResourceLimits(resource_type="memory", minimum=0,
+                                                                         maximum=nap.max_memory_gb)]
+            limits += [s.ContainerClusterClusterAutoscalingResourceLimits(resource_type=kind, minimum=0, maximum=n)
+                       for kind, n in self.plan.nap_limits.items()]
+            autoscaling = s.ContainerClusterClusterAutoscaling(
+                enabled=True,
+                resource_limits=limits,
+                autoscaling_profile="OPTIMIZE_UTILIZATION",
+                auto_provisioning_locations=list(self.plan.node_zones) or None,
+                auto_provisioning_defaults=s.ContainerClusterClusterAutoscalingAutoProvisioningDefaults(
+                    service_account=self.node_service_account,
+                    oauth_scopes=NODE_OAUTH_SCOPES,
+                    management=s.ContainerClusterClusterAutoscalingAutoProvisioningDefaultsManagement(
+                        auto_repair=True, auto_upgrade=True),
+                    shielded_instance_config=s.ContainerClusterClusterAutoscalingAutoProvisioningDefaultsShieldedInstanceConfig(
+                        enable_secure_boot=True, enable_integrity_monitoring=True),
+                ),
+            )
+        self.resource = ContainerCluster(
+            self, "cluster",
+            project=project,
+            name=spec.name,
+            location=spec.location,
+            node_locations=list(spec.node_zones) or None,
+            deletion_protection=spec.deletion_protection,
+            resource_labels=self.labels,
+            network=network.network,
+            subnetwork=network.subnetwork,
+            networking_mode="VPC_NATIVE",
+            ip_allocation_policy=s.ContainerClusterIpAllocationPolicy(
+                cluster_secondary_range_name=network.pods_range_name,
+                services_secondary_range_name=network.services_range_name,
+            ),
+            datapath_provider="ADVANCED_DATAPATH",
+            remove_default_node_pool=True,
+            initial_node_count=1,
+            min_master_version=spec.min_master_version,
+            release_channel=s.ContainerClusterReleaseChannel(channel=spec.release_channel),
+            maintenance_policy=s.ContainerClusterMaintenancePolicy(
+                recurring_window=s.ContainerClusterMaintenancePolicyRecurringWindow(
+                    start_time=m.start_time, end_time=m.end_time, recurrence=m.recurrence),
+                maintenance_exclusion=[
+                    s.ContainerClusterMaintenancePolicyMaintenanceExclusion(
+                        exclusion_name=e.name, start_time=e.start_time, end_time=e.end_time,
+                        exclusion_options=s.ContainerClusterMaintenancePolicyMaintenanceExclusionExclusionOptions(
+                            scope=e.scope))
+                    for e in m.exclusions
+                ] or None,
+            ),
+            private_cluster_config=s.ContainerClusterPrivateClusterConfig(
+                enable_private_nodes=True,
+                enable_private_endpoint=spec.private_endpoint,
+                master_ipv4_cidr_block=spec.network.master_cidr,
+                master_global_access_config=s.ContainerClusterPrivateClusterConfigMasterGlobalAccessConfig(
+                    enabled=True),
+            ),
+            master_authorized_networks_config=s.ContainerClusterMasterAuthorizedNetworksConfig(
+                cidr_blocks=[s.ContainerClusterMasterAuthorizedNetworksConfigCidrBlocks(
+                    cidr_block=n.cidr, display_name=n.name) for n in spec.master_authorized_networks],
+            ),
+            master_auth=s.ContainerClusterMasterAuth(
+                client_certificate_config=s.ContainerClusterMasterAuthClientCertificateConfig(
+                    issue_client_certificate=False)),
+            workload_identity_config=s.ContainerClusterWorkloadIdentityConfig(workload_pool=f"{project}.svc.id.goog"),
+            enable_shielded_nodes=True,
+            enable_intranode_visibility=True,
+            enable_legacy_abac=False,
+            binary_authorization=s.ContainerClusterBinaryAuthorization(
+                evaluation_mode="PROJECT_SINGLETON_POLICY_ENFORCE"),
+            authenticator_groups_config=None if spec.rbac_security_group is None else
+            s.ContainerClusterAuthenticatorGroupsConfig(security_group=spec.rbac_security_group),
+            security_posture_config=s.ContainerClusterSecurityPostureConfig(
+                mode="BASIC", vulnerability_mode="VULNERABILITY_BASIC"),
+            addons_config=s.ContainerClusterAddonsConfig(
+                gcs_fuse_csi_driver_config=s.ContainerClusterAddonsConfigGcsFuseCsiDriverConfig(enabled=True),
+                http_load_balancing=s.ContainerClusterAddonsConfigHttpLoadBalancing(disabled=False),
+                horizontal_pod_autoscaling=s.ContainerClusterAddonsConfigHorizontalPodAutoscaling(disabled=False),
+            ),
+            logging_config=s.ContainerClusterLoggingConfig(enable_components=["SYSTEM_COMPONENTS", "WORKLOADS"]),
+            monitoring_config=s.ContainerClusterMonitoringConfig(
+                enable_components=["SYSTEM_COMPONENTS", "DCGM"],
+                managed_prometheus=s.ContainerClusterMonitoringConfigManagedPrometheus(enabled=True),
+            ),
+            cluster_autoscaling=autoscaling,
+        )
+        self.name: str = self.resource.name
+        self.location: str = spec.location
+        self.endpoint: str = self.resource.endpoint
+        self.ca_certificate: str = self.resource.master_auth.cluster_ca_certificate
+        self.system_pool = self.node_pool(self, "system-pool", self.plan.system_pool)
+
+    def node_pool(self, scope: Construct, id: str, plan: NodePoolPlan) -> AcceleratorNodePool:
+        """Render a validated node pool plan as a pool of this cluster, under ``scope``."""
+        return AcceleratorNodePool(
+            scope, id, plan=plan, project=self.project, region=self.region, cluster=self.resource.id,
+            location=self.location, service_account=self.node_service_account, resource_labels=self.labels,
+        )

@@ -1,0 +1,1 @@
+"""The ``gke-accel`` command line."""

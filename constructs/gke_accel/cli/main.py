@@ -1,0 +1,95 @@
+"""``gke-accel``: validate, synthesize and inspect accelerator environments.
+
+``validate`` and ``catalog`` use the pure-Python model only; ``synth`` loads the provider bindings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from gke_accel.catalog import load_catalog
+from gke_accel.cli.catalog_view import catalog_text
+from gke_accel.cli.summary import environment_summary
+from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan, load_environment
+from gke_accel.model.config_files import load_environments
+
+EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
+
+
+def _plans(args: argparse.Namespace) -> list[EnvironmentPlan]:
+    if getattr(args, "config", None):
+        return [load_environment(args.config)]
+    return load_environments(Path(args.config_dir), args.env or None)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    plans = _plans(args)
+    for plan in plans:
+        print(f"ok  {plan.name}: {len(plan.pools)} accelerator pool(s), source {plan.source}")
+    return EXIT_OK
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    plans = _plans(args)
+    started = time.perf_counter()
+    from stacks.app import synth_environments  # loads jsii and the provider bindings
+
+    out = synth_environments(plans, args.outdir)
+    for plan in plans:
+        print(environment_summary(plan))
+        print(f"  -> {out / 'stacks' / plan.name / 'cdk.tf.json'}\n")
+    print(f"synthesized {len(plans)} stack(s) in {time.perf_counter() - started:.1f}s")
+    return EXIT_OK
+
+
+def cmd_catalog(args: argparse.Namespace) -> int:
+    catalog = load_catalog()
+    if args.tpu and args.tpu.lower() not in catalog.tpu_generations:
+        raise ConfigError([ConfigIssue("--tpu", f"{args.tpu!r} is not a TPU generation",
+                                       ", ".join(catalog.tpu_generations))])
+    if args.gpu and catalog.gpu_model(args.gpu) is None:
+        raise ConfigError([ConfigIssue("--gpu", f"{args.gpu!r} is not a GPU model", ", ".join(catalog.gpu_names()))])
+    print(catalog_text(catalog, args.tpu, args.gpu))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gke-accel", description=__doc__.splitlines()[0] if __doc__ else None)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def env_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--env", action="append", help="environment name (repeatable); default: all in --config-dir")
+        p.add_argument("--config-dir", default="config", help="folder with <env>.yaml files (default: config)")
+
+    p = sub.add_parser("validate", help="validate environment configs (no provider bindings loaded)")
+    env_args(p)
+    p.add_argument("--config", help="validate one config file instead of a folder")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("synth", help="validate and synthesize every environment stack")
+    env_args(p)
+    p.add_argument("--outdir", default="cdktf.out", help="output folder (default: cdktf.out)")
+    p.set_defaults(func=cmd_synth)
+
+    p = sub.add_parser("catalog", help="print the accelerator catalog")
+    p.add_argument("--tpu", help="only this TPU generation (e.g. v5e)")
+    p.add_argument("--gpu", help="only this GPU model (e.g. h100)")
+    p.set_defaults(func=cmd_catalog)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.func(args)
+        return code
+    except ConfigError as err:
+        print(err.render(), file=sys.stderr)
+        return EXIT_CONFIG
+
+
+if __name__ == "__main__":
+    sys.exit(main())

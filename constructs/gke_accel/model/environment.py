@@ -1,0 +1,118 @@
+"""One environment: parse ``config/<env>.yaml``, validate everything, derive every node pool."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gke_accel.catalog import Catalog, load_catalog
+from gke_accel.model.cluster import ClusterPlan, plan_cluster
+from gke_accel.model.errors import ConfigError, ConfigIssue, IssueCollector
+from gke_accel.model.gpu_pool import plan_gpu_pool
+from gke_accel.model.names import DNS_LABEL, PROJECT_ID, REGION, check_labels
+from gke_accel.model.node_pool import NodePoolPlan
+from gke_accel.model.parse import parse_dataclass
+from gke_accel.model.spec import EnvironmentSpec
+from gke_accel.model.tpu_pool import plan_tpu_pool
+
+SYSTEM_POOL_NAME = "system"
+
+
+@dataclass(frozen=True)
+class EnvironmentPlan:
+    """A validated environment: the spec plus everything derived from it."""
+
+    spec: EnvironmentSpec
+    cluster: ClusterPlan
+    pools: tuple[NodePoolPlan, ...]
+    source: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.spec.environment
+
+    @property
+    def state_prefix(self) -> str:
+        return self.spec.backend.prefix or f"gke-accel/{self.spec.environment}"
+
+
+def _check_environment(spec: EnvironmentSpec, issues: IssueCollector) -> None:
+    if not DNS_LABEL.match(spec.environment):
+        issues.bad("environment", spec.environment, "is not a valid environment name", "a DNS label such as dev")
+    if not PROJECT_ID.match(spec.project_id):
+        issues.bad("project_id", spec.project_id, "is not a valid project ID",
+                   "6-30 lowercase letters, digits and '-', starting with a letter")
+    if not REGION.match(spec.region):
+        issues.bad("region", spec.region, "is not a region name", "e.g. us-central1")
+    check_labels(spec.labels, "labels", issues)
+    b = spec.backend
+    if b.type == "gcs" and not b.bucket:
+        issues.bad("backend.bucket", None, "is required for a gcs backend", "a GCS bucket name for Terraform state")
+    if b.type == "local" and b.bucket:
+        issues.bad("backend.bucket", b.bucket, "is only used with type 'gcs'", "leave it out, or type: gcs")
+
+
+def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalog | None = None) -> EnvironmentPlan:
+    """Validate an environment spec; raise ConfigError listing every issue found."""
+    catalog = catalog or load_catalog()
+    issues = IssueCollector()
+    _check_environment(spec, issues)
+    cluster = plan_cluster(spec.cluster, region=spec.region, issues=issues, catalog=catalog)
+    pools: list[NodePoolPlan] = []
+    for i, tpu in enumerate(spec.tpu_pools):
+        pools += plan_tpu_pool(tpu, region=spec.region, cluster_zones=cluster.node_zones,
+                               path=f"tpu_pools[{i}]", issues=issues, catalog=catalog)
+    for i, gpu in enumerate(spec.gpu_pools):
+        pools += plan_gpu_pool(gpu, region=spec.region, cluster_zones=cluster.node_zones,
+                               path=f"gpu_pools[{i}]", issues=issues, catalog=catalog)
+    seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
+    declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]
+    declared += [(f"gpu_pools[{i}].name", p.name) for i, p in enumerate(spec.gpu_pools)]
+    for path, name in declared:
+        if name in seen:
+            issues.bad(path, name, f"is already used by {seen[name]}", "a unique pool name")
+        seen[name] = path
+    derived = [p.name for p in pools]
+    for name in {n for n in derived if derived.count(n) > 1 and n not in seen}:
+        issues.bad("tpu_pools", name, "is a derived slice pool name that clashes with another pool", "unique pool names")
+    issues.raise_if_any(source)
+    return EnvironmentPlan(spec=spec, cluster=cluster, pools=tuple(pools), source=source)
+
+
+def parse_environment(data: Any, *, source: str = "") -> EnvironmentSpec:
+    spec, issues = parse_dataclass(EnvironmentSpec, data)
+    if spec is None:
+        raise ConfigError(issues, source)
+    return spec
+
+
+def load_environment(path: str | Path, *, catalog: Catalog | None = None) -> EnvironmentPlan:
+    """Read, parse and validate one environment file; every problem is a ConfigError."""
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError([ConfigIssue("(file)", f"cannot be read: {exc.strerror or exc}")], source) from None
+    return load_environment_text(text, source=source, expected_name=path.stem, catalog=catalog)
+
+
+def load_environment_text(text: str, *, source: str = "<config>", expected_name: str | None = None,
+                          catalog: Catalog | None = None) -> EnvironmentPlan:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "(file)"
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError([ConfigIssue(where, f"is not valid YAML: {problem}")], source) from None
+    except (ValueError, TypeError, RecursionError) as exc:  # e.g. odd timestamps, deep nesting
+        raise ConfigError([ConfigIssue("(file)", f"is not valid YAML: {exc}")], source) from None
+    spec = parse_environment(data, source=source)
+    if expected_name is not None and spec.environment != expected_name:
+        raise ConfigError([ConfigIssue("environment", f"{spec.environment!r} does not match the file name",
+                                       expected_name)], source)
+    return plan_environment(spec, source=source, catalog=catalog)

@@ -1,0 +1,1 @@
+"""Stacks: one Terraform stack per environment, composed from constructs. No logic of their own."""

@@ -1,0 +1,28 @@
+"""EnvironmentStack: the cluster and its accelerator pools for one validated environment."""
+
+from __future__ import annotations
+
+from gke_accel.cdk import GkeCluster, GpuNodePool, TpuSlicePool
+from gke_accel.cdk._framework import Construct, GcsBackend, LocalBackend, TerraformOutput, TerraformStack
+from gke_accel.cdk._providers import GoogleProvider
+from gke_accel.model import EnvironmentPlan
+
+
+class EnvironmentStack(TerraformStack):  # type: ignore[misc]
+    def __init__(self, scope: Construct, plan: EnvironmentPlan) -> None:
+        super().__init__(scope, plan.name)
+        spec = plan.spec
+        self.plan = plan
+        labels = {**spec.labels, "environment": spec.environment, "managed-by": "gke-accel"}
+        if spec.backend.type == "gcs":
+            GcsBackend(self, bucket=spec.backend.bucket or "", prefix=plan.state_prefix)
+        else:
+            LocalBackend(self, path=f"terraform.{spec.environment}.tfstate")
+        GoogleProvider(self, "google", project=spec.project_id, region=spec.region)
+        self.cluster = GkeCluster(self, "cluster", project=spec.project_id, region=spec.region, spec=spec.cluster,
+                                  labels=labels)
+        self.tpu_pools = [TpuSlicePool(self, f"tpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.tpu_pools]
+        self.gpu_pools = [GpuNodePool(self, f"gpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.gpu_pools]
+        TerraformOutput(self, "cluster_name", value=self.cluster.name)
+        TerraformOutput(self, "cluster_location", value=self.cluster.location)
+        TerraformOutput(self, "node_service_account", value=self.cluster.node_service_account)

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# build_providers.sh - build the hashicorp/google and hashicorp/kubernetes
+# Terraform providers from source (Go module proxy) into a Terraform
+# filesystem mirror, so `terraform init` works without registry access.
+#
+#   tools/terraform/build_providers.sh            # build missing providers
+#   tools/terraform/build_providers.sh --force    # rebuild both
+#
+# Layout: $MIRROR/registry.terraform.io/hashicorp/<name>/<ver>/linux_amd64/
+#         terraform-provider-<name>_v<ver>
+# Env:
+#   GKE_ACCEL_CACHE   cache root (default ~/.cache/gke-accel); mirror = $GKE_ACCEL_CACHE/terraform-mirror
+#   GOOGLE_VERSION / KUBERNETES_VERSION                 Terraform version label (6.50.0 / 2.38.0)
+#   GOOGLE_MODULE_VERSION / KUBERNETES_MODULE_VERSION   Go module version to fetch (default v<label>).
+#     The providers' go.mod lacks a /vN suffix, so release tags >= v2 are not valid Go
+#     module versions; pass the pseudo-version of the release commit instead, e.g.
+#     v1.20.1-0.<yyyymmddhhmmss>-<commit12> (google) / v1.13.4-0.<...>-<commit12> (kubernetes).
+# Afterwards run tools/terraform/terraformrc.sh to write the CLI config.
+set -euo pipefail
+
+FORCE=0; [[ "${1:-}" == "--force" ]] && FORCE=1
+export PATH="$PATH:/usr/local/go/bin"
+export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:--buildvcs=false}" GOMAXPROCS="${GOMAXPROCS:-2}"
+CACHE="${GKE_ACCEL_CACHE:-$HOME/.cache/gke-accel}"
+MIRROR="$CACHE/terraform-mirror"
+PLATFORM="$(go env GOOS)_$(go env GOARCH)"
+
+# name | terraform version label | go module | module version | -X flag for the version (optional)
+GV="${GOOGLE_VERSION:-6.50.0}"; KV="${KUBERNETES_VERSION:-2.38.0}"
+SPECS=(
+  "google|$GV|github.com/hashicorp/terraform-provider-google|${GOOGLE_MODULE_VERSION:-v$GV}|github.com/hashicorp/terraform-provider-google/version.ProviderVersion=$GV"
+  "kubernetes|$KV|github.com/hashicorp/terraform-provider-kubernetes|${KUBERNETES_MODULE_VERSION:-v$KV}|"
+)
+# (kubernetes reports its version via a Go const in main.go, which -X cannot set.)
+
+TMP=; trap 'rm -f ${TMP:+"$TMP"}' EXIT   # never leave a half-written binary
+
+bin_path() { echo "$MIRROR/registry.terraform.io/hashicorp/$1/$2/$PLATFORM/terraform-provider-$1_v$2"; }
+
+build_one() {
+  local name=$1 ver=$2 mod=$3 modver=$4 xflag=$5
+  local out; out="$(bin_path "$name" "$ver")"
+  if [[ $FORCE == 0 && -x "$out" ]]; then echo "[$name $ver] present: $out"; return; fi
+  local t0=$SECONDS json dir
+  echo "[$name $ver] downloading $mod@$modver"
+  json="$(go mod download -json "$mod@$modver" 2>&1)" || true
+  dir="$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' <<<"$json")"
+  if [[ -z "$dir" ]]; then
+    echo "[$name $ver] ERROR: Go module proxy did not serve $mod@$modver:" >&2
+    sed -n 's/^[[:space:]]*"Error": "\(.*\)"$/  \1/p' <<<"$json" >&2
+    echo "  Set ${name^^}_MODULE_VERSION to a served pseudo-version of the release commit" >&2
+    echo "  (list: curl -s \${GOPROXY%%,*}/$mod/@v/list)." >&2
+    return 1
+  fi
+  local ldflags="-s -w"; [[ -n "$xflag" ]] && ldflags+=" -X $xflag"
+  mkdir -p "$(dirname "$out")"
+  TMP="$out.tmp.$$"
+  echo "[$name $ver] building in $dir"
+  # go build inside the module dir honours its go.mod (incl. replace directives).
+  local timer=(); [[ -x /usr/bin/time ]] && timer=(/usr/bin/time -f "[$name $ver] build: %e s wall, %U s user, peak RSS %M KB")
+  "${timer[@]}" go build -C "$dir" -p "$GOMAXPROCS" -trimpath -ldflags "$ldflags" -o "$TMP" .
+  chmod 0755 "$TMP" && mv -f "$TMP" "$out"; TMP=
+  echo "[$name $ver] done in $((SECONDS - t0)) s: $out ($(du -h "$out" | cut -f1))"
+}
+
+for spec in "${SPECS[@]}"; do IFS='|' read -r n v m mv x <<<"$spec"; build_one "$n" "$v" "$m" "$mv" "$x"; done
+echo "mirror: $MIRROR"

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# terraformrc.sh - write the Terraform CLI config for this project and print its path.
+#
+#   export TF_CLI_CONFIG_FILE="$(tools/terraform/terraformrc.sh)"
+#
+# If build_providers.sh has filled the mirror with both hashicorp/google and
+# hashicorp/kubernetes, those two are installed ONLY from the mirror (offline;
+# the mirror's versions must satisfy the stack's version pins) and everything
+# else comes from the registry. Without the mirror the file just sets a shared
+# plugin cache and Terraform installs from the registry as usual.
+set -euo pipefail
+CACHE="${GKE_ACCEL_CACHE:-$HOME/.cache/gke-accel}"
+MIRROR="$CACHE/terraform-mirror"
+RC="$CACHE/terraformrc"
+PLUGIN_CACHE="$CACHE/terraform-plugin-cache"
+mkdir -p "$CACHE" "$PLUGIN_CACHE"
+
+have() {  # any executable build of provider $1 for this platform in the mirror?
+  local f
+  for f in "$MIRROR"/registry.terraform.io/hashicorp/"$1"/*/linux_amd64/terraform-provider-"$1"_v*; do
+    [[ -x "$f" && "$f" != *.tmp.* ]] && return 0
+  done
+  return 1
+}
+
+{
+  echo "# written by tools/terraform/terraformrc.sh"
+  echo "plugin_cache_dir = \"$PLUGIN_CACHE\""
+  if have google && have kubernetes; then
+    cat <<HCL
+provider_installation {
+  filesystem_mirror {
+    path    = "$MIRROR"
+    include = ["registry.terraform.io/hashicorp/google", "registry.terraform.io/hashicorp/kubernetes"]
+  }
+  direct {
+    exclude = ["registry.terraform.io/hashicorp/google", "registry.terraform.io/hashicorp/kubernetes"]
+  }
+}
+HCL
+  fi
+} >"$RC.tmp.$$"
+mv -f "$RC.tmp.$$" "$RC"
+echo "$RC"

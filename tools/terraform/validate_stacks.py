@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""validate_stacks.py - `terraform init` + `terraform validate -json` every synthesized stack.
+
+    python tools/terraform/validate_stacks.py [cdktf.out]
+
+For each cdktf.out/stacks/<env>/ (each keeps its own .terraform data dir) runs
+    terraform init -backend=false -input=false
+    terraform validate -json
+prints one summary line per stack and every diagnostic, and exits 1 if any
+stack failed init, or has any error OR warning.
+
+Env: TERRAFORM  terraform command (default `terraform`; may hold arguments,
+                e.g. "python tools/terraform/terraform_shim.py").
+TF_CLI_CONFIG_FILE is always set to the file written by terraformrc.sh (provider
+mirror from build_providers.sh when present, plus a shared plugin cache).
+"""
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def run(cmd, cwd, env):
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+
+
+def fmt_diag(d):
+    rng = d.get("range") or {}
+    where = f" ({rng['filename']}:{rng.get('start', {}).get('line', '?')})" if rng.get("filename") else ""
+    detail = (d.get("detail") or "").strip().replace("\n", "\n      ")
+    return f"    {d.get('severity', '?').upper()}: {d.get('summary', '')}{where}" + (f"\n      {detail}" if detail else "")
+
+
+def validate(stack: Path, tf, env):
+    t0 = time.monotonic()
+    init = run([*tf, "init", "-backend=false", "-input=false", "-no-color"], stack, env)
+    if init.returncode != 0:
+        return {"valid": False, "error_count": 1, "warning_count": 0, "init_failed": True,
+                "output": (init.stdout + init.stderr).strip()}, time.monotonic() - t0
+    val = run([*tf, "validate", "-json", "-no-color"], stack, env)
+    try:
+        result = json.loads(val.stdout)
+    except json.JSONDecodeError:
+        result = {"valid": False, "error_count": 1, "warning_count": 0,
+                  "output": f"exit {val.returncode}, unparsable output:\n{val.stdout}{val.stderr}"}
+    return result, time.monotonic() - t0
+
+
+def main() -> int:
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else "cdktf.out").resolve()
+    stacks = sorted(p.parent for p in (out / "stacks").glob("*/cdk.tf.json"))
+    if not stacks:
+        print(f"no stacks found under {out}/stacks/*/cdk.tf.json", file=sys.stderr)
+        return 2
+    tf = shlex.split(os.environ.get("TERRAFORM", "terraform"))
+    rc_file = subprocess.run([str(HERE / "terraformrc.sh")], check=True,
+                             capture_output=True, text=True).stdout.strip()
+    env = dict(os.environ, TF_CLI_CONFIG_FILE=rc_file, TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
+    print(f"terraform: {' '.join(tf)}; TF_CLI_CONFIG_FILE={rc_file}")
+    failed = False
+    for stack in stacks:
+        res, secs = validate(stack, tf, env)
+        errs, warns = res.get("error_count", 0), res.get("warning_count", 0)
+        status = "INIT-FAILED" if res.get("init_failed") else ("valid" if res.get("valid") else "INVALID")
+        print(f"{stack.name:<20} {status:<11} errors={errs} warnings={warns} {secs:6.1f}s")
+        if res.get("output"):
+            print("    " + res["output"].replace("\n", "\n    "))
+        for d in res.get("diagnostics", []):
+            print(fmt_diag(d))
+        failed |= bool(errs or warns or not res.get("valid"))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
