@@ -1,6 +1,7 @@
 """The one place that imports provider bindings; each resource from its own submodule, because
 loading the package root of a provider costs many seconds and hundreds of megabytes."""
 
+from cdktf_cdktf_provider_google.compute_firewall import ComputeFirewall, ComputeFirewallDeny, ComputeFirewallLogConfig
 from cdktf_cdktf_provider_google.compute_network import ComputeNetwork
 from cdktf_cdktf_provider_google.compute_resource_policy import ComputeResourcePolicy
 from cdktf_cdktf_provider_google.compute_router import ComputeRouter
@@ -17,6 +18,9 @@ from cdktf_cdktf_provider_google.provider import GoogleProvider
 from cdktf_cdktf_provider_google.service_account import ServiceAccount
 
 __all__ = [
+    "ComputeFirewall",
+    "ComputeFirewallDeny",
+    "ComputeFirewallLogConfig",
     "ComputeNetwork",
     "ComputeResourcePolicy",
     "ComputeRouter",

@@ -13,6 +13,7 @@ from gke_accel.cdk._providers import ContainerCluster, cluster_structs
 from gke_accel.cdk.network import ClusterNetwork
 from gke_accel.cdk.node_pool import NODE_OAUTH_SCOPES, AcceleratorNodePool
 from gke_accel.cdk.node_service_account import NodeServiceAccount
+from gke_accel.cdk.policy import skip_check
 from gke_accel.model.cluster import ClusterPlan, plan_cluster
 from gke_accel.model.node_pool import NodePoolPlan
 from gke_accel.model.spec import ClusterSpec
@@ -126,6 +127,11 @@ class GkeCluster(Construct):
             ),
             cluster_autoscaling=autoscaling,
         )
+        skip_check(self.resource, "CKV_GCP_12", "Dataplane V2 (ADVANCED_DATAPATH) enforces NetworkPolicy natively")
+        skip_check(self.resource, "CKV_GCP_69",
+                   "the default node pool is removed; every node pool sets workload_metadata_config GKE_METADATA")
+        if spec.rbac_security_group is None:
+            skip_check(self.resource, "CKV_GCP_65", "no rbac_security_group configured for Google Groups in RBAC")
         self.name: str = self.resource.name
         self.location: str = spec.location
         self.endpoint: str = self.resource.endpoint

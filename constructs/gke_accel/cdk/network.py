@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import (
+    ComputeFirewall,
+    ComputeFirewallDeny,
+    ComputeFirewallLogConfig,
     ComputeNetwork,
     ComputeRouter,
     ComputeRouterNat,
@@ -55,6 +58,18 @@ class ClusterNetwork(Construct):
             nat_ip_allocate_option="AUTO_ONLY",
             source_subnetwork_ip_ranges_to_nat="ALL_SUBNETWORKS_ALL_IP_RANGES",
             log_config=ComputeRouterNatLogConfig(enable=True, filter="ERRORS_ONLY"),
+        )
+        # An explicit lowest-priority deny for ingress: GKE's own rules (priority 1000) still apply.
+        ComputeFirewall(
+            self, "deny-ingress",
+            project=project,
+            name=f"{name}-deny-ingress",
+            network=vpc.id,
+            direction="INGRESS",
+            priority=65534,
+            source_ranges=["0.0.0.0/0"],
+            deny=[ComputeFirewallDeny(protocol="all")],
+            log_config=ComputeFirewallLogConfig(metadata="INCLUDE_ALL_METADATA"),
         )
         self.network = vpc.id
         self.subnetwork = subnet.id

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import ComputeResourcePolicy, ContainerNodePool, pool_structs
+from gke_accel.cdk.policy import skip_check
 from gke_accel.model.node_pool import NodePoolPlan
 
 NODE_OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
@@ -109,3 +110,7 @@ class AcceleratorNodePool(Construct):
             upgrade_settings=s.ContainerNodePoolUpgradeSettings(strategy="SURGE", max_surge=1, max_unavailable=0)
             if plan.kind == "gpu" else None,
         )
+        if not plan.auto_repair:
+            skip_check(self.resource, "CKV_GCP_9", "flex-start and queued-provisioning pools must run without auto-repair")
+        if not plan.image_type.startswith("COS"):
+            skip_check(self.resource, "CKV_GCP_22", f"{plan.image_type} chosen in config for this pool's driver needs")

@@ -45,6 +45,18 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_scan(args: argparse.Namespace) -> int:
+    from gke_accel.policy import scan_stacks
+
+    stacks = Path(args.outdir) / "stacks"
+    if not any(stacks.glob("*/cdk.tf.json")):
+        print(f"nothing to scan: no stacks in {stacks}; run 'gke-accel synth' first", file=sys.stderr)
+        return EXIT_ERROR
+    report = scan_stacks(stacks)
+    print(report.render())
+    return EXIT_ERROR if report.failed else EXIT_OK
+
+
 def cmd_catalog(args: argparse.Namespace) -> int:
     catalog = load_catalog()
     if args.tpu and args.tpu.lower() not in catalog.tpu_generations:
@@ -73,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
     env_args(p)
     p.add_argument("--outdir", default="cdktf.out", help="output folder (default: cdktf.out)")
     p.set_defaults(func=cmd_synth)
+
+    p = sub.add_parser("scan", help="policy scan (checkov) of synthesized stacks, honouring recorded skips")
+    p.add_argument("--outdir", default="cdktf.out", help="synth output folder (default: cdktf.out)")
+    p.set_defaults(func=cmd_scan)
 
     p = sub.add_parser("catalog", help="print the accelerator catalog")
     p.add_argument("--tpu", help="only this TPU generation (e.g. v5e)")

@@ -1,0 +1,81 @@
+"""Run checkov (``--framework terraform_json``) over ``cdktf.out/stacks`` and sort its failures into
+real findings and accepted ones (skips recorded by ``gke_accel.cdk.policy.skip_check``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SKIP_KEY = "checkov_skip"
+
+
+@dataclass(frozen=True)
+class Finding:
+    stack: str
+    check_id: str
+    resource: str  # "<type>.<logical id>"
+    title: str
+    reason: str = ""  # why it is accepted, for skipped findings
+
+
+@dataclass
+class PolicyReport:
+    passed: int = 0
+    failed: list[Finding] = field(default_factory=list)
+    skipped: list[Finding] = field(default_factory=list)
+
+    def render(self) -> str:
+        lines = [f"policy scan (checkov): {self.passed} passed, {len(self.failed)} failed, "
+                 f"{len(self.skipped)} skipped with a reason"]
+        lines += [f"  FAILED  {f.stack}: {f.check_id} {f.resource}: {f.title}" for f in self.failed]
+        lines += [f"  skipped {f.stack}: {f.check_id} {f.resource}: {f.reason}" for f in self.skipped]
+        return "\n".join(lines)
+
+
+def collect_skips(stacks_dir: Path) -> dict[tuple[str, str, str], str]:
+    """(stack, logical id, check id) -> reason, from every resource's ``//`` block."""
+    skips: dict[tuple[str, str, str], str] = {}
+    for path in sorted(stacks_dir.glob("*/cdk.tf.json")):
+        doc = json.loads(path.read_text())
+        for resources in doc.get("resource", {}).values():
+            for logical_id, body in resources.items():
+                for check_id, reason in body.get("//", {}).get(SKIP_KEY, {}).items():
+                    skips[(path.parent.name, logical_id, check_id)] = reason
+    return skips
+
+
+def _run_checkov(stacks_dir: Path) -> list[dict[str, Any]]:
+    cmd = [sys.executable, "-m", "checkov.main", "-d", str(stacks_dir), "--framework", "terraform_json",
+           "--quiet", "--compact", "--skip-download", "-o", "json"]
+    env = {**os.environ, "BC_SKIP_MAPPING": "TRUE", "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2": "false"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    if proc.returncode not in (0, 1) or not proc.stdout.strip():
+        raise RuntimeError(f"checkov failed (exit {proc.returncode}): {proc.stderr.strip()[-2000:]}")
+    data = json.loads(proc.stdout)
+    reports: list[dict[str, Any]] = data if isinstance(data, list) else [data]
+    return reports
+
+
+def scan_stacks(stacks_dir: Path) -> PolicyReport:
+    skips = collect_skips(stacks_dir)
+    report = PolicyReport()
+    for result in _run_checkov(stacks_dir):
+        if "results" not in result:  # checkov prints a bare summary when nothing was scanned
+            continue
+        report.passed += int(result.get("summary", {}).get("passed", 0))
+        for failed in result["results"].get("failed_checks", []):
+            stack = Path(failed["file_path"]).parent.name
+            logical_id = failed["resource"].split(".")[-1]
+            resource_type = failed.get("resource_address") or failed["resource"]
+            finding = Finding(stack, failed["check_id"], resource_type, failed.get("check_name", ""))
+            reason = skips.get((stack, logical_id, failed["check_id"]))
+            if reason:
+                report.skipped.append(Finding(finding.stack, finding.check_id, finding.resource, finding.title, reason))
+            else:
+                report.failed.append(finding)
+    return report
