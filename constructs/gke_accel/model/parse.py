@@ -90,7 +90,7 @@ def _convert(tp: Any, value: Any, path: str, issues: list[ConfigIssue]) -> Any:
                 failed = True
                 continue
             try:
-                out[key] = _convert(args[1], item, f"{path}.{key}", issues)
+                out[key] = _convert(args[1], item, f"{path}.{key or repr(key)}", issues)
             except _Invalid:
                 failed = True
         if failed:
@@ -128,7 +128,7 @@ def _build(cls: type[T], value: Any, path: str, issues: list[ConfigIssue]) -> T:
     for key in value:
         if not isinstance(key, str) or key not in fields:
             hint = suggest(str(key), list(fields))
-            issues.append(ConfigIssue(_join(path, str(key)), f"unknown key; {hint}".rstrip("; ").rstrip(),
+            issues.append(ConfigIssue(_join(path, str(key) or "''"), f"unknown key; {hint}".rstrip("; ").rstrip(),
                                       ", ".join(fields)))
             failed = True
     for name, fld in fields.items():

@@ -1,0 +1,51 @@
+# gke-accel: every target sets itself up (virtual environment, packages) when needed.
+#   make synth  - validate every environment, synthesize cdktf.out/stacks/<env>, print summaries, policy scan
+#   make test   - the whole test suite
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 1
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: setup synth validate scan test lint bench clean cli
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+validate: setup
+	$(BIN)/gke-accel validate
+
+synth: setup
+	$(BIN)/gke-accel validate
+	$(BIN)/gke-accel synth
+	$(BIN)/gke-accel scan
+
+scan: setup
+	$(BIN)/gke-accel scan
+
+test: setup
+	$(BIN)/pytest
+
+lint: setup
+	$(BIN)/ruff check constructs stacks tests benchmarks
+	$(BIN)/mypy
+
+bench: setup
+	$(BIN)/python benchmarks/synth_benchmark.py
+
+# The cdktf CLI (Node) is only needed for `cdktf deploy` / `cdktf diff` against a real project.
+cli: node_modules/.bin/cdktf
+node_modules/.bin/cdktf: package.json
+	npm install --no-audit --no-fund
+	@touch $@
+
+clean:
+	rm -rf cdktf.out .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,57 @@
+"""Shared fixtures. Provider bindings load once per session, and only for tests that need them."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from helpers import to_yaml
+
+os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIG_DIR = ROOT / "config"
+ENVIRONMENTS = ("dev", "staging", "prod")
+
+
+@pytest.fixture(scope="session")
+def synth() -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Synthesize one environment config (a dict) into its Terraform JSON, in this process."""
+    import json
+
+    from stacks.environment_stack import EnvironmentStack
+
+    from gke_accel.cdk._framework import Testing
+    from gke_accel.model import load_environment_text
+
+    def run(data: dict[str, Any]) -> dict[str, Any]:
+        plan = load_environment_text(to_yaml(data))
+        stack = EnvironmentStack(Testing.app(), plan)
+        result: dict[str, Any] = json.loads(Testing.synth(stack))
+        return result
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def shipped_stacks(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """All shipped environments synthesized once, as ``cdktf synth`` would write them."""
+    from stacks.app import synth_environments
+
+    from gke_accel.model.config_files import load_environments
+
+    out = tmp_path_factory.mktemp("cdktf.out")
+    synth_environments(load_environments(CONFIG_DIR), str(out))
+    return out / "stacks"
+
+
+@pytest.fixture(scope="session")
+def shipped(shipped_stacks: Path) -> dict[str, dict[str, Any]]:
+    import json
+
+    return {env: json.loads((shipped_stacks / env / "cdk.tf.json").read_text()) for env in ENVIRONMENTS}
