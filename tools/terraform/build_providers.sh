@@ -15,14 +15,20 @@
 #     The providers' go.mod lacks a /vN suffix, so release tags >= v2 are not valid Go
 #     module versions; pass the pseudo-version of the release commit instead, e.g.
 #     v1.20.1-0.<yyyymmddhhmmss>-<commit12> (google) / v1.13.4-0.<...>-<commit12> (kubernetes).
+#     The proxy reachable here refuses v6.50.0 / v2.38.0; on 2026-11-29 it served only:
+#       GOOGLE_VERSION=8.0.0 GOOGLE_MODULE_VERSION=v1.20.1-0.20260828184646-f3721fb45fa3
+#       KUBERNETES_VERSION=3.2.1 KUBERNETES_MODULE_VERSION=v1.13.4-0.20260821094251-3a33fb6cc605
+#     (main-branch commits just after those releases, labelled with their CHANGELOG version).
 # Afterwards run tools/terraform/terraformrc.sh to write the CLI config.
 set -euo pipefail
 
 FORCE=0; [[ "${1:-}" == "--force" ]] && FORCE=1
 export PATH="$PATH:/usr/local/go/bin"
+command -v go >/dev/null || { echo "build_providers.sh: Go toolchain not found" >&2; exit 1; }
 export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:--buildvcs=false}" GOMAXPROCS="${GOMAXPROCS:-2}"
 CACHE="${GKE_ACCEL_CACHE:-$HOME/.cache/gke-accel}"
 MIRROR="$CACHE/terraform-mirror"
+mkdir -p "$CACHE"
 PLATFORM="$(go env GOOS)_$(go env GOARCH)"
 
 # name | terraform version label | go module | module version | -X flag for the version (optional)
@@ -33,7 +39,9 @@ SPECS=(
 )
 # (kubernetes reports its version via a Go const in main.go, which -X cannot set.)
 
-TMP=; trap 'rm -f ${TMP:+"$TMP"}' EXIT   # never leave a half-written binary
+# Build into $CACHE/tmp (outside the mirror, same filesystem) and mv: an
+# interrupted build never leaves a half-written binary where Terraform looks.
+TMP=; trap 'rm -f ${TMP:+"$TMP"}' EXIT; trap 'exit 130' INT TERM
 
 bin_path() { echo "$MIRROR/registry.terraform.io/hashicorp/$1/$2/$PLATFORM/terraform-provider-$1_v$2"; }
 
@@ -43,18 +51,18 @@ build_one() {
   if [[ $FORCE == 0 && -x "$out" ]]; then echo "[$name $ver] present: $out"; return; fi
   local t0=$SECONDS json dir
   echo "[$name $ver] downloading $mod@$modver"
-  json="$(go mod download -json "$mod@$modver" 2>&1)" || true
+  json="$(cd "$CACHE" && go mod download -json "$mod@$modver" 2>&1)" || true  # outside any go.mod
   dir="$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' <<<"$json")"
   if [[ -z "$dir" ]]; then
     echo "[$name $ver] ERROR: Go module proxy did not serve $mod@$modver:" >&2
     sed -n 's/^[[:space:]]*"Error": "\(.*\)"$/  \1/p' <<<"$json" >&2
     echo "  Set ${name^^}_MODULE_VERSION to a served pseudo-version of the release commit" >&2
-    echo "  (list: curl -s \${GOPROXY%%,*}/$mod/@v/list)." >&2
+    echo "  (what the proxy holds: curl -s $(go env GOPROXY | cut -d, -f1)/$mod/@v/list)" >&2
     return 1
   fi
   local ldflags="-s -w"; [[ -n "$xflag" ]] && ldflags+=" -X $xflag"
-  mkdir -p "$(dirname "$out")"
-  TMP="$out.tmp.$$"
+  mkdir -p "$(dirname "$out")" "$CACHE/tmp"
+  TMP="$CACHE/tmp/terraform-provider-${name}_v$ver.$$"
   echo "[$name $ver] building in $dir"
   # go build inside the module dir honours its go.mod (incl. replace directives).
   local timer=(); [[ -x /usr/bin/time ]] && timer=(/usr/bin/time -f "[$name $ver] build: %e s wall, %U s user, peak RSS %M KB")

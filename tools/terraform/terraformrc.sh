@@ -18,7 +18,7 @@ mkdir -p "$CACHE" "$PLUGIN_CACHE"
 have() {  # any executable build of provider $1 for this platform in the mirror?
   local f
   for f in "$MIRROR"/registry.terraform.io/hashicorp/"$1"/*/linux_amd64/terraform-provider-"$1"_v*; do
-    [[ -x "$f" && "$f" != *.tmp.* ]] && return 0
+    [[ -x "$f" ]] && return 0
   done
   return 1
 }

@@ -17,6 +17,7 @@ mirror from build_providers.sh when present, plus a shared plugin cache).
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -57,7 +58,13 @@ def main() -> int:
     if not stacks:
         print(f"no stacks found under {out}/stacks/*/cdk.tf.json", file=sys.stderr)
         return 2
-    tf = shlex.split(os.environ.get("TERRAFORM", "terraform"))
+    # commands run inside each stack dir, so make relative paths absolute
+    tf = [os.path.abspath(a) if os.sep in a and os.path.exists(a) else a
+          for a in shlex.split(os.environ.get("TERRAFORM", "terraform"))]
+    if not shutil.which(tf[0]):
+        print(f"terraform command not found: {tf[0]} (set TERRAFORM, or run "
+              "tools/terraform/install_terraform_shim.sh .venv)", file=sys.stderr)
+        return 2
     rc_file = subprocess.run([str(HERE / "terraformrc.sh")], check=True,
                              capture_output=True, text=True).stdout.strip()
     env = dict(os.environ, TF_CLI_CONFIG_FILE=rc_file, TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
