@@ -5,10 +5,12 @@ from __future__ import annotations
 from gke_accel.cdk import GkeCluster, GpuNodePool, TpuSlicePool
 from gke_accel.cdk._framework import Construct, GcsBackend, LocalBackend, TerraformOutput, TerraformStack
 from gke_accel.cdk._providers import GoogleProvider
+from gke_accel.cdk.observability import Observability
+from gke_accel.cdk.platform import InClusterPlatform
 from gke_accel.model import EnvironmentPlan
 
 
-class EnvironmentStack(TerraformStack):  # type: ignore[misc]
+class EnvironmentStack(TerraformStack):
     def __init__(self, scope: Construct, plan: EnvironmentPlan) -> None:
         super().__init__(scope, plan.name)
         spec = plan.spec
@@ -19,10 +21,13 @@ class EnvironmentStack(TerraformStack):  # type: ignore[misc]
         else:
             LocalBackend(self, path=f"terraform.{spec.environment}.tfstate")
         GoogleProvider(self, "google", project=spec.project_id, region=spec.region)
-        self.cluster = GkeCluster(self, "cluster", project=spec.project_id, region=spec.region, spec=spec.cluster,
-                                  labels=labels)
+        self.cluster = GkeCluster(
+            self, "cluster", project=spec.project_id, region=spec.region, spec=spec.cluster, labels=labels
+        )
         self.tpu_pools = [TpuSlicePool(self, f"tpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.tpu_pools]
         self.gpu_pools = [GpuNodePool(self, f"gpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.gpu_pools]
+        self.platform = InClusterPlatform(self, "platform", plan=plan, cluster=self.cluster)
+        self.observability = Observability(self, "observability", plan=plan, cluster=self.cluster)
         TerraformOutput(self, "cluster_name", value=self.cluster.name)
         TerraformOutput(self, "cluster_location", value=self.cluster.location)
         TerraformOutput(self, "node_service_account", value=self.cluster.node_service_account)

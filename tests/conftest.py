@@ -20,19 +20,18 @@ ENVIRONMENTS = ("dev", "staging", "prod")
 
 
 @pytest.fixture(scope="session")
-def synth() -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """Synthesize one environment config (a dict) into its Terraform JSON, in this process."""
+def synth(tmp_path_factory: pytest.TempPathFactory) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """Synthesize one environment config (a dict) into its Terraform JSON, as ``cdktf synth`` writes it."""
     import json
 
-    from stacks.environment_stack import EnvironmentStack
+    from stacks.app import synth_environments
 
-    from gke_accel.cdk._framework import Testing
     from gke_accel.model import load_environment_text
 
     def run(data: dict[str, Any]) -> dict[str, Any]:
         plan = load_environment_text(to_yaml(data))
-        stack = EnvironmentStack(Testing.app(), plan)
-        result: dict[str, Any] = json.loads(Testing.synth(stack))
+        out = synth_environments([plan], str(tmp_path_factory.mktemp("synth")))
+        result: dict[str, Any] = json.loads((out / "stacks" / plan.name / "cdk.tf.json").read_text())
         return result
 
     return run

@@ -28,8 +28,11 @@ def test_tpu_facts_match_the_reference() -> None:
     assert cat.tpu_generations["v5e"].label == "tpu-v5-lite-podslice"
     assert cat.tpu_generations["v5p"].max_chips == 6144  # 96 cubes, the documented maximum
     assert cat.tpu_generations["tpu7x"].multihost_placement == "workload_policy"
-    assert cat.tpu_generations["v6e"].machine_types == {"ct6e-standard-1t": 1, "ct6e-standard-4t": 4,
-                                                        "ct6e-standard-8t": 8}
+    assert cat.tpu_generations["v6e"].machine_types == {
+        "ct6e-standard-1t": 1,
+        "ct6e-standard-4t": 4,
+        "ct6e-standard-8t": 8,
+    }
 
 
 def test_prices_carry_a_source_date_and_cover_the_tpu_generations_priced_publicly() -> None:

@@ -61,12 +61,22 @@ def test_spot_pools_are_tainted_and_skip_reservations() -> None:
     assert pool.spot and pool.reservation is not None and pool.reservation.consume == "NO_RESERVATION"
 
 
-@pytest.mark.parametrize(("gpu_name", "count", "machine"), [
-    ("l4", 1, "g2-standard-12"), ("l4", 2, "g2-standard-24"), ("l4", 8, "g2-standard-96"),
-    ("a100", 8, "a2-highgpu-8g"), ("a100-80gb", 4, "a2-ultragpu-4g"), ("h100", 8, "a3-highgpu-8g"),
-    ("h100-mega", 8, "a3-megagpu-8g"), ("h200", 8, "a3-ultragpu-8g"), ("b200", 8, "a4-highgpu-8g"),
-    ("t4", 1, "n1-standard-8"), ("t4", 4, "n1-standard-32"),
-])
+@pytest.mark.parametrize(
+    ("gpu_name", "count", "machine"),
+    [
+        ("l4", 1, "g2-standard-12"),
+        ("l4", 2, "g2-standard-24"),
+        ("l4", 8, "g2-standard-96"),
+        ("a100", 8, "a2-highgpu-8g"),
+        ("a100-80gb", 4, "a2-ultragpu-4g"),
+        ("h100", 8, "a3-highgpu-8g"),
+        ("h100-mega", 8, "a3-megagpu-8g"),
+        ("h200", 8, "a3-ultragpu-8g"),
+        ("b200", 8, "a4-highgpu-8g"),
+        ("t4", 1, "n1-standard-8"),
+        ("t4", 4, "n1-standard-32"),
+    ],
+)
 def test_gpu_model_and_count_pick_the_catalog_machine(gpu_name: str, count: int, machine: str) -> None:
     [pool] = gpu(name="g", gpu=gpu_name, gpus_per_node=count)
     assert pool.machine_type == machine
@@ -103,4 +113,5 @@ def test_tpu_error_names_field_value_and_valid_options() -> None:
     with pytest.raises(ConfigError) as info:
         tpu(name="p", generation="v5e", topology="3x3")
     assert str(info.value).endswith(
-        "tpu_pool.topology: '3x3' is not valid for v5e; valid: 1x1, 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16")
+        "tpu_pool.topology: '3x3' is not valid for v5e; valid: 1x1, 2x2, 2x4, 4x4, 4x8, 8x8, 8x16, 16x16"
+    )

@@ -142,10 +142,7 @@ def _price(raw: dict[str, Any]) -> Price:
 
 
 def _tpu_generation(name: str, raw: dict[str, Any], subcube_chips: int) -> TpuGeneration:
-    if "max_chips" in raw:
-        max_chips = int(raw["max_chips"])
-    else:
-        max_chips = int(raw["max_cubes"]) * subcube_chips
+    max_chips = int(raw["max_chips"]) if "max_chips" in raw else int(raw["max_cubes"]) * subcube_chips
     return TpuGeneration(
         name=name,
         label=raw["label"],
@@ -180,8 +177,13 @@ def load_catalog() -> Catalog:
         },
         gpu_machines={
             n: GpuMachine(
-                n, r["gpu"], int(r["count"]), int(r["vcpu"]), int(r["memory_gb"]),
-                bool(r.get("default", False)), str(r.get("arch", "amd64")),
+                n,
+                r["gpu"],
+                int(r["count"]),
+                int(r["vcpu"]),
+                int(r["memory_gb"]),
+                bool(r.get("default", False)),
+                str(r.get("arch", "amd64")),
             )
             for n, r in gpu["machine_types"].items()
         },

@@ -26,8 +26,9 @@ class TpuSlicePool(_PlannedPools):
     """A TPU slice pool (one node pool per multi-host slice). Props: ``cluster``, ``spec``."""
 
     def __init__(self, scope: Construct, id: str, *, cluster: GkeCluster, spec: TpuPoolSpec) -> None:
-        plans = plan_tpu_pool(spec, region=cluster.region, cluster_zones=cluster.plan.node_zones,
-                              path=f"tpu_pool {spec.name}")
+        plans = plan_tpu_pool(
+            spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=f"tpu_pool {spec.name}"
+        )
         super().__init__(scope, id, cluster, plans)
 
 
@@ -35,6 +36,7 @@ class GpuNodePool(_PlannedPools):
     """An NVIDIA GPU node pool. Props: ``cluster``, ``spec``."""
 
     def __init__(self, scope: Construct, id: str, *, cluster: GkeCluster, spec: GpuPoolSpec) -> None:
-        plans = plan_gpu_pool(spec, region=cluster.region, cluster_zones=cluster.plan.node_zones,
-                              path=f"gpu_pool {spec.name}")
+        plans = plan_gpu_pool(
+            spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=f"gpu_pool {spec.name}"
+        )
         super().__init__(scope, id, cluster, plans)

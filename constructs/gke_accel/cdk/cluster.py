@@ -25,8 +25,16 @@ class GkeCluster(Construct):
     Raises ConfigError at construction, listing every mistake in ``spec``.
     """
 
-    def __init__(self, scope: Construct, id: str, *, project: str, region: str, spec: ClusterSpec,
-                 labels: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        project: str,
+        region: str,
+        spec: ClusterSpec,
+        labels: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(scope, id)
         self.plan: ClusterPlan = plan_cluster(spec, region=region)
         self.project = project
@@ -40,12 +48,16 @@ class GkeCluster(Construct):
         nap = spec.auto_provisioning
         autoscaling = None
         if nap.enabled:
-            limits = [s.ContainerClusterClusterAutoscalingResourceLimits(resource_type="cpu", minimum=0,
-                                                                         maximum=nap.max_cpu),
-                      s.ContainerClusterClusterAutoscalingResourceLimits(resource_type="memory", minimum=0,
-                                                                         maximum=nap.max_memory_gb)]
-            limits += [s.ContainerClusterClusterAutoscalingResourceLimits(resource_type=kind, minimum=0, maximum=n)
-                       for kind, n in self.plan.nap_limits.items()]
+            limits = [
+                s.ContainerClusterClusterAutoscalingResourceLimits(resource_type="cpu", minimum=0, maximum=nap.max_cpu),
+                s.ContainerClusterClusterAutoscalingResourceLimits(
+                    resource_type="memory", minimum=0, maximum=nap.max_memory_gb
+                ),
+            ]
+            limits += [
+                s.ContainerClusterClusterAutoscalingResourceLimits(resource_type=kind, minimum=0, maximum=n)
+                for kind, n in self.plan.nap_limits.items()
+            ]
             autoscaling = s.ContainerClusterClusterAutoscaling(
                 enabled=True,
                 resource_limits=limits,
@@ -55,13 +67,16 @@ class GkeCluster(Construct):
                     service_account=self.node_service_account,
                     oauth_scopes=NODE_OAUTH_SCOPES,
                     management=s.ContainerClusterClusterAutoscalingAutoProvisioningDefaultsManagement(
-                        auto_repair=True, auto_upgrade=True),
+                        auto_repair=True, auto_upgrade=True
+                    ),
                     shielded_instance_config=s.ContainerClusterClusterAutoscalingAutoProvisioningDefaultsShieldedInstanceConfig(
-                        enable_secure_boot=True, enable_integrity_monitoring=True),
+                        enable_secure_boot=True, enable_integrity_monitoring=True
+                    ),
                 ),
             )
         self.resource = ContainerCluster(
-            self, "cluster",
+            self,
+            "cluster",
             project=project,
             name=spec.name,
             location=spec.location,
@@ -82,39 +97,53 @@ class GkeCluster(Construct):
             release_channel=s.ContainerClusterReleaseChannel(channel=spec.release_channel),
             maintenance_policy=s.ContainerClusterMaintenancePolicy(
                 recurring_window=s.ContainerClusterMaintenancePolicyRecurringWindow(
-                    start_time=m.start_time, end_time=m.end_time, recurrence=m.recurrence),
+                    start_time=m.start_time, end_time=m.end_time, recurrence=m.recurrence
+                ),
                 maintenance_exclusion=[
                     s.ContainerClusterMaintenancePolicyMaintenanceExclusion(
-                        exclusion_name=e.name, start_time=e.start_time, end_time=e.end_time,
+                        exclusion_name=e.name,
+                        start_time=e.start_time,
+                        end_time=e.end_time,
                         exclusion_options=s.ContainerClusterMaintenancePolicyMaintenanceExclusionExclusionOptions(
-                            scope=e.scope))
+                            scope=e.scope
+                        ),
+                    )
                     for e in m.exclusions
-                ] or None,
+                ]
+                or None,
             ),
             private_cluster_config=s.ContainerClusterPrivateClusterConfig(
                 enable_private_nodes=True,
                 enable_private_endpoint=spec.private_endpoint,
                 master_ipv4_cidr_block=spec.network.master_cidr,
                 master_global_access_config=s.ContainerClusterPrivateClusterConfigMasterGlobalAccessConfig(
-                    enabled=True),
+                    enabled=True
+                ),
             ),
             master_authorized_networks_config=s.ContainerClusterMasterAuthorizedNetworksConfig(
-                cidr_blocks=[s.ContainerClusterMasterAuthorizedNetworksConfigCidrBlocks(
-                    cidr_block=n.cidr, display_name=n.name) for n in spec.master_authorized_networks],
+                cidr_blocks=[
+                    s.ContainerClusterMasterAuthorizedNetworksConfigCidrBlocks(cidr_block=n.cidr, display_name=n.name)
+                    for n in spec.master_authorized_networks
+                ],
             ),
             master_auth=s.ContainerClusterMasterAuth(
                 client_certificate_config=s.ContainerClusterMasterAuthClientCertificateConfig(
-                    issue_client_certificate=False)),
+                    issue_client_certificate=False
+                )
+            ),
             workload_identity_config=s.ContainerClusterWorkloadIdentityConfig(workload_pool=f"{project}.svc.id.goog"),
             enable_shielded_nodes=True,
             enable_intranode_visibility=True,
             enable_legacy_abac=False,
             binary_authorization=s.ContainerClusterBinaryAuthorization(
-                evaluation_mode="PROJECT_SINGLETON_POLICY_ENFORCE"),
-            authenticator_groups_config=None if spec.rbac_security_group is None else
-            s.ContainerClusterAuthenticatorGroupsConfig(security_group=spec.rbac_security_group),
+                evaluation_mode="PROJECT_SINGLETON_POLICY_ENFORCE"
+            ),
+            authenticator_groups_config=None
+            if spec.rbac_security_group is None
+            else s.ContainerClusterAuthenticatorGroupsConfig(security_group=spec.rbac_security_group),
             security_posture_config=s.ContainerClusterSecurityPostureConfig(
-                mode="BASIC", vulnerability_mode="VULNERABILITY_BASIC"),
+                mode="BASIC", vulnerability_mode="VULNERABILITY_BASIC"
+            ),
             addons_config=s.ContainerClusterAddonsConfig(
                 gcs_fuse_csi_driver_config=s.ContainerClusterAddonsConfigGcsFuseCsiDriverConfig(enabled=True),
                 http_load_balancing=s.ContainerClusterAddonsConfigHttpLoadBalancing(disabled=False),
@@ -128,8 +157,11 @@ class GkeCluster(Construct):
             cluster_autoscaling=autoscaling,
         )
         skip_check(self.resource, "CKV_GCP_12", "Dataplane V2 (ADVANCED_DATAPATH) enforces NetworkPolicy natively")
-        skip_check(self.resource, "CKV_GCP_69",
-                   "the default node pool is removed; every node pool sets workload_metadata_config GKE_METADATA")
+        skip_check(
+            self.resource,
+            "CKV_GCP_69",
+            "the default node pool is removed; every node pool sets workload_metadata_config GKE_METADATA",
+        )
         if spec.rbac_security_group is None:
             skip_check(self.resource, "CKV_GCP_65", "no rbac_security_group configured for Google Groups in RBAC")
         self.name: str = self.resource.name
@@ -141,6 +173,13 @@ class GkeCluster(Construct):
     def node_pool(self, scope: Construct, id: str, plan: NodePoolPlan) -> AcceleratorNodePool:
         """Render a validated node pool plan as a pool of this cluster, under ``scope``."""
         return AcceleratorNodePool(
-            scope, id, plan=plan, project=self.project, region=self.region, cluster=self.resource.id,
-            location=self.location, service_account=self.node_service_account, resource_labels=self.labels,
+            scope,
+            id,
+            plan=plan,
+            project=self.project,
+            region=self.region,
+            cluster=self.resource.id,
+            location=self.location,
+            service_account=self.node_service_account,
+            resource_labels=self.labels,
         )

@@ -30,10 +30,12 @@ class ClusterNetwork(Construct):
             self.network: str = spec.network or ""
             self.subnetwork: str = spec.subnetwork or ""
             return
-        vpc = ComputeNetwork(self, "vpc", project=project, name=f"{name}-vpc", auto_create_subnetworks=False,
-                             routing_mode="REGIONAL")
+        vpc = ComputeNetwork(
+            self, "vpc", project=project, name=f"{name}-vpc", auto_create_subnetworks=False, routing_mode="REGIONAL"
+        )
         subnet = ComputeSubnetwork(
-            self, "subnet",
+            self,
+            "subnet",
             project=project,
             region=region,
             name=f"{name}-nodes",
@@ -42,15 +44,18 @@ class ClusterNetwork(Construct):
             private_ip_google_access=True,
             secondary_ip_range=[
                 ComputeSubnetworkSecondaryIpRange(range_name=spec.pods_range_name, ip_cidr_range=spec.pods_cidr),
-                ComputeSubnetworkSecondaryIpRange(range_name=spec.services_range_name,
-                                                  ip_cidr_range=spec.services_cidr),
+                ComputeSubnetworkSecondaryIpRange(
+                    range_name=spec.services_range_name, ip_cidr_range=spec.services_cidr
+                ),
             ],
-            log_config=ComputeSubnetworkLogConfig(aggregation_interval="INTERVAL_10_MIN", flow_sampling=0.5,
-                                                  metadata="INCLUDE_ALL_METADATA"),
+            log_config=ComputeSubnetworkLogConfig(
+                aggregation_interval="INTERVAL_10_MIN", flow_sampling=0.5, metadata="INCLUDE_ALL_METADATA"
+            ),
         )
         router = ComputeRouter(self, "router", project=project, region=region, name=f"{name}-router", network=vpc.id)
         ComputeRouterNat(
-            self, "nat",
+            self,
+            "nat",
             project=project,
             region=region,
             name=f"{name}-nat",
@@ -61,7 +66,8 @@ class ClusterNetwork(Construct):
         )
         # An explicit lowest-priority deny for ingress: GKE's own rules (priority 1000) still apply.
         ComputeFirewall(
-            self, "deny-ingress",
+            self,
+            "deny-ingress",
             project=project,
             name=f"{name}-deny-ingress",
             network=vpc.id,

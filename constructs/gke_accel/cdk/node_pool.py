@@ -4,6 +4,8 @@ already holds every derived value."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import ComputeResourcePolicy, ContainerNodePool, pool_structs
 from gke_accel.cdk.policy import skip_check
@@ -12,8 +14,9 @@ from gke_accel.model.node_pool import NodePoolPlan
 NODE_OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 
 
-def secure_node_config_args(*, service_account: str, labels: dict[str, str], resource_labels: dict[str, str]
-                            ) -> dict[str, object]:
+def secure_node_config_args(
+    *, service_account: str, labels: dict[str, str], resource_labels: dict[str, str]
+) -> dict[str, Any]:
     """Node settings every pool shares: dedicated service account, Workload Identity metadata
     server, shielded VM with secure boot, legacy metadata endpoints off."""
     return {
@@ -24,29 +27,46 @@ def secure_node_config_args(*, service_account: str, labels: dict[str, str], res
         "metadata": {"disable-legacy-endpoints": "true"},
         "workload_metadata_config": pool_structs.ContainerNodePoolNodeConfigWorkloadMetadataConfig(mode="GKE_METADATA"),
         "shielded_instance_config": pool_structs.ContainerNodePoolNodeConfigShieldedInstanceConfig(
-            enable_secure_boot=True, enable_integrity_monitoring=True),
+            enable_secure_boot=True, enable_integrity_monitoring=True
+        ),
     }
 
 
 class AcceleratorNodePool(Construct):
-    def __init__(self, scope: Construct, id: str, *, plan: NodePoolPlan, project: str, region: str, cluster: str,
-                 location: str, service_account: str, resource_labels: dict[str, str]) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        plan: NodePoolPlan,
+        project: str,
+        region: str,
+        cluster: str,
+        location: str,
+        service_account: str,
+        resource_labels: dict[str, str],
+    ) -> None:
         super().__init__(scope, id)
         self.plan = plan
         s = pool_structs
         guest = None
         if plan.guest_accelerator is not None:
             g = plan.guest_accelerator
-            guest = [s.ContainerNodePoolNodeConfigGuestAccelerator(
-                type=g.type,
-                count=g.count,
-                gpu_partition_size=g.partition_size,
-                gpu_driver_installation_config=s.ContainerNodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfig(
-                    gpu_driver_version=g.driver_version),
-                gpu_sharing_config=None if g.sharing_strategy is None else
-                s.ContainerNodePoolNodeConfigGuestAcceleratorGpuSharingConfig(
-                    gpu_sharing_strategy=g.sharing_strategy, max_shared_clients_per_gpu=g.max_shared_clients),
-            )]
+            guest = [
+                s.ContainerNodePoolNodeConfigGuestAccelerator(
+                    type=g.type,
+                    count=g.count,
+                    gpu_partition_size=g.partition_size,
+                    gpu_driver_installation_config=s.ContainerNodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfig(
+                        gpu_driver_version=g.driver_version
+                    ),
+                    gpu_sharing_config=None
+                    if g.sharing is None
+                    else s.ContainerNodePoolNodeConfigGuestAcceleratorGpuSharingConfig(
+                        gpu_sharing_strategy=g.sharing.strategy, max_shared_clients_per_gpu=g.sharing.max_shared_clients
+                    ),
+                )
+            ]
         reservation = None
         if plan.reservation is not None:
             r = plan.reservation
@@ -66,8 +86,9 @@ class AcceleratorNodePool(Construct):
             guest_accelerator=guest,
             reservation_affinity=reservation,
             taint=[s.ContainerNodePoolNodeConfigTaint(key=t.key, value=t.value, effect=t.effect) for t in plan.taints],
-            **secure_node_config_args(service_account=service_account, labels=plan.labels,
-                                      resource_labels=resource_labels),
+            **secure_node_config_args(
+                service_account=service_account, labels=plan.labels, resource_labels=resource_labels
+            ),
         )
         placement = None
         if plan.placement is not None:
@@ -75,26 +96,35 @@ class AcceleratorNodePool(Construct):
             policy_name = None
             if p.workload_policy:
                 policy = ComputeResourcePolicy(
-                    self, "workload-policy", project=project, region=region, name=f"{plan.name}-wp",
+                    self,
+                    "workload-policy",
+                    project=project,
+                    region=region,
+                    name=f"{plan.name}-wp",
                     workload_policy={"type": "HIGH_THROUGHPUT", "accelerator_topology": p.tpu_topology},
                 )
                 policy_name = policy.name
             # tpu7x takes a workload policy instead of COMPACT; the schema still requires `type`,
             # so it is sent empty (GKE rejects COMPACT there).
             placement = s.ContainerNodePoolPlacementPolicy(
-                type="COMPACT" if p.compact else "", policy_name=policy_name, tpu_topology=p.tpu_topology)
+                type="COMPACT" if p.compact else "", policy_name=policy_name, tpu_topology=p.tpu_topology
+            )
         autoscaling = None
         if plan.autoscaling is not None:
             a = plan.autoscaling
             if a.per_zone:
                 autoscaling = s.ContainerNodePoolAutoscaling(
-                    min_node_count=a.min_nodes, max_node_count=a.max_nodes, location_policy=a.location_policy)
+                    min_node_count=a.min_nodes, max_node_count=a.max_nodes, location_policy=a.location_policy
+                )
             else:
                 autoscaling = s.ContainerNodePoolAutoscaling(
-                    total_min_node_count=a.min_nodes, total_max_node_count=a.max_nodes,
-                    location_policy=a.location_policy)
+                    total_min_node_count=a.min_nodes,
+                    total_max_node_count=a.max_nodes,
+                    location_policy=a.location_policy,
+                )
         self.resource = ContainerNodePool(
-            self, "pool",
+            self,
+            "pool",
             project=project,
             cluster=cluster,
             location=location,
@@ -108,9 +138,12 @@ class AcceleratorNodePool(Construct):
             placement_policy=placement,
             queued_provisioning=s.ContainerNodePoolQueuedProvisioning(enabled=True) if plan.queued else None,
             upgrade_settings=s.ContainerNodePoolUpgradeSettings(strategy="SURGE", max_surge=1, max_unavailable=0)
-            if plan.kind == "gpu" else None,
+            if plan.kind == "gpu"
+            else None,
         )
         if not plan.auto_repair:
-            skip_check(self.resource, "CKV_GCP_9", "flex-start and queued-provisioning pools must run without auto-repair")
+            skip_check(
+                self.resource, "CKV_GCP_9", "flex-start and queued-provisioning pools must run without auto-repair"
+            )
         if not plan.image_type.startswith("COS"):
             skip_check(self.resource, "CKV_GCP_22", f"{plan.image_type} chosen in config for this pool's driver needs")

@@ -21,8 +21,9 @@ NODE_ROLES = (
 class NodeServiceAccount(Construct):
     def __init__(self, scope: Construct, id: str, *, project: str, account_id: str) -> None:
         super().__init__(scope, id)
-        account = ServiceAccount(self, "account", project=project, account_id=account_id,
-                                 display_name=f"GKE nodes ({account_id})")
+        account = ServiceAccount(
+            self, "account", project=project, account_id=account_id, display_name=f"GKE nodes ({account_id})"
+        )
         self.email: str = account.email
         for role in NODE_ROLES:
             ProjectIamMember(self, role.split("/")[1], project=project, role=role, member=account.member)

@@ -13,12 +13,30 @@ def tpu_table(catalog: Catalog, only: str | None = None) -> str:
             continue
         machines = ", ".join(f"{m} ({c})" for m, c in gen.machine_types.items())
         price = catalog.prices.tpu_per_chip_hour.get(gen.name)
-        rows.append([gen.name, gen.label, f"{gen.dimensions}D", machines, gen.max_chips, gen.hbm_gib_per_chip,
-                     "compact" if gen.multihost_placement == "compact" else "workload policy",
-                     f"{price.on_demand:.2f}/{price.spot if price.spot is not None else '-'}" if price else "-",
-                     ", ".join(gen.zones)])
-    headers = ["gen", "node label", "topo", "machine types (chips/VM)", "max chips", "HBM GiB/chip", "multi-host",
-               "$/chip-h od/spot", "zones"]
+        rows.append(
+            [
+                gen.name,
+                gen.label,
+                f"{gen.dimensions}D",
+                machines,
+                gen.max_chips,
+                gen.hbm_gib_per_chip,
+                "compact" if gen.multihost_placement == "compact" else "workload policy",
+                f"{price.on_demand:.2f}/{price.spot if price.spot is not None else '-'}" if price else "-",
+                ", ".join(gen.zones),
+            ]
+        )
+    headers = [
+        "gen",
+        "node label",
+        "topo",
+        "machine types (chips/VM)",
+        "max chips",
+        "HBM GiB/chip",
+        "multi-host",
+        "$/chip-h od/spot",
+        "zones",
+    ]
     return render_table(headers, rows, "TPU generations")
 
 
@@ -30,9 +48,18 @@ def gpu_table(catalog: Catalog, only: str | None = None) -> str:
             continue
         model = catalog.gpu_models[machine.accelerator_type]
         price = catalog.prices.machine_per_hour.get(machine.machine_type)
-        rows.append([machine.machine_type, machine.accelerator_type, machine.count, model.memory_gb, machine.vcpu,
-                     machine.memory_gb, ", ".join(model.mig_sizes) or "-",
-                     f"{price.on_demand:.2f}/{price.spot}" + (" (verify)" if price.verify else "") if price else "-"])
+        rows.append(
+            [
+                machine.machine_type,
+                machine.accelerator_type,
+                machine.count,
+                model.memory_gb,
+                machine.vcpu,
+                machine.memory_gb,
+                ", ".join(model.mig_sizes) or "-",
+                f"{price.on_demand:.2f}/{price.spot}" + (" (verify)" if price.verify else "") if price else "-",
+            ]
+        )
     for accel, limits in catalog.n1_limits.items():
         if only and (model_filter is None or accel != model_filter.accelerator_type):
             continue

@@ -11,29 +11,25 @@ import time
 from pathlib import Path
 
 from gke_accel.catalog import load_catalog
+from gke_accel.cli import cost_view, manifests_view, review_view
 from gke_accel.cli.catalog_view import catalog_text
+from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, add_env_args, selected_plans
 from gke_accel.cli.summary import environment_summary
-from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan, load_environment
-from gke_accel.model.config_files import load_environments
+from gke_accel.model import ConfigError, ConfigIssue
 
-EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
-
-
-def _plans(args: argparse.Namespace) -> list[EnvironmentPlan]:
-    if getattr(args, "config", None):
-        return [load_environment(args.config)]
-    return load_environments(Path(args.config_dir), args.env or None)
+# Subcommand modules that add themselves to the parser (each has ``register(subparsers)``).
+COMMAND_MODULES = (manifests_view, cost_view, review_view)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    plans = _plans(args)
+    plans = selected_plans(args)
     for plan in plans:
         print(f"ok  {plan.name}: {len(plan.pools)} accelerator pool(s), source {plan.source}")
     return EXIT_OK
 
 
 def cmd_synth(args: argparse.Namespace) -> int:
-    plans = _plans(args)
+    plans = selected_plans(args)
     started = time.perf_counter()
     from stacks.app import synth_environments  # loads jsii and the provider bindings
 
@@ -60,8 +56,9 @@ def cmd_scan(args: argparse.Namespace) -> int:
 def cmd_catalog(args: argparse.Namespace) -> int:
     catalog = load_catalog()
     if args.tpu and args.tpu.lower() not in catalog.tpu_generations:
-        raise ConfigError([ConfigIssue("--tpu", f"{args.tpu!r} is not a TPU generation",
-                                       ", ".join(catalog.tpu_generations))])
+        raise ConfigError(
+            [ConfigIssue("--tpu", f"{args.tpu!r} is not a TPU generation", ", ".join(catalog.tpu_generations))]
+        )
     if args.gpu and catalog.gpu_model(args.gpu) is None:
         raise ConfigError([ConfigIssue("--gpu", f"{args.gpu!r} is not a GPU model", ", ".join(catalog.gpu_names()))])
     print(catalog_text(catalog, args.tpu, args.gpu))
@@ -72,17 +69,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gke-accel", description=__doc__.splitlines()[0] if __doc__ else None)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    def env_args(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--env", action="append", help="environment name (repeatable); default: all in --config-dir")
-        p.add_argument("--config-dir", default="config", help="folder with <env>.yaml files (default: config)")
-
     p = sub.add_parser("validate", help="validate environment configs (no provider bindings loaded)")
-    env_args(p)
-    p.add_argument("--config", help="validate one config file instead of a folder")
+    add_env_args(p, single_file=True)
     p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("synth", help="validate and synthesize every environment stack")
-    env_args(p)
+    add_env_args(p)
     p.add_argument("--outdir", default="cdktf.out", help="output folder (default: cdktf.out)")
     p.set_defaults(func=cmd_synth)
 
@@ -94,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tpu", help="only this TPU generation (e.g. v5e)")
     p.add_argument("--gpu", help="only this GPU model (e.g. h100)")
     p.set_defaults(func=cmd_catalog)
+    for module in COMMAND_MODULES:
+        module.register(sub)
     return parser
 
 

@@ -30,15 +30,27 @@ def pool_rows(plan: EnvironmentPlan) -> list[list[object]]:
             per_node = f"{pool.chips_per_node} GPU" + ("s" if pool.chips_per_node != 1 else "")
         else:
             accel, per_node = "-", "-"
-        rows.append([pool.name, pool.kind, accel, pool.machine_type, per_node, f"{low}-{high}",
-                     consumption_label(pool), ",".join(pool.zones) or "(cluster)"])
+        rows.append(
+            [
+                pool.name,
+                pool.kind,
+                accel,
+                pool.machine_type,
+                per_node,
+                f"{low}-{high}",
+                consumption_label(pool),
+                ",".join(pool.zones) or "(cluster)",
+            ]
+        )
     return rows
 
 
 def environment_summary(plan: EnvironmentPlan) -> str:
     c = plan.cluster.spec
-    title = (f"{plan.name}: cluster {c.name} in {c.location} ({'regional' if plan.cluster.regional else 'zonal'}), "
-             f"project {plan.spec.project_id}, channel {c.release_channel}, "
-             f"deletion protection {'on' if c.deletion_protection else 'off'}")
+    title = (
+        f"{plan.name}: cluster {c.name} in {c.location} ({'regional' if plan.cluster.regional else 'zonal'}), "
+        f"project {plan.spec.project_id}, channel {c.release_channel}, "
+        f"deletion protection {'on' if c.deletion_protection else 'off'}"
+    )
     headers = ["pool", "kind", "accelerator", "machine", "per node", "nodes", "consumption", "zones"]
     return render_table(headers, pool_rows(plan), title)

@@ -25,12 +25,27 @@ class ClusterPlan:
         """The small pool for GKE system pods, tainted so only they (and tolerating pods) land there."""
         sp = self.spec.system_pool
         return NodePoolPlan(
-            name="system", kind="system", machine_type=sp.machine_type, accelerator="", chips_per_node=0,
-            zones=self.node_zones, autoscaling=Autoscaling(sp.min_nodes, sp.max_nodes, False, "BALANCED"),
-            node_count=None, initial_node_count=None, spot=False, flex_start=False, queued=False,
-            reservation=None, auto_repair=True, max_run_duration_seconds=None, placement=None,
-            guest_accelerator=None, image_type="COS_CONTAINERD", disk_size_gb=sp.disk_size_gb,
-            labels={f"{LABEL_PREFIX}/pool": "system"}, taints=(Taint(SYSTEM_TAINT_KEY, "true"),),
+            name="system",
+            kind="system",
+            machine_type=sp.machine_type,
+            accelerator="",
+            chips_per_node=0,
+            zones=self.node_zones,
+            autoscaling=Autoscaling(sp.min_nodes, sp.max_nodes, False, "BALANCED"),
+            node_count=None,
+            initial_node_count=None,
+            spot=False,
+            flex_start=False,
+            queued=False,
+            reservation=None,
+            auto_repair=True,
+            max_run_duration_seconds=None,
+            placement=None,
+            guest_accelerator=None,
+            image_type="COS_CONTAINERD",
+            disk_size_gb=sp.disk_size_gb,
+            labels={f"{LABEL_PREFIX}/pool": "system"},
+            taints=(Taint(SYSTEM_TAINT_KEY, "true"),),
         )
 
 
@@ -58,10 +73,16 @@ def _check_network(spec: ClusterSpec, issues: IssueCollector) -> None:
     net = spec.network
     path = "cluster.network"
     if not net.create and (not net.network or not net.subnetwork):
-        issues.bad(f"{path}.create", False, "needs existing 'network' and 'subnetwork' names", "create: true, or both names")
+        issues.bad(
+            f"{path}.create", False, "needs existing 'network' and 'subnetwork' names", "create: true, or both names"
+        )
     if net.create and (net.network or net.subnetwork):
-        issues.bad(f"{path}.network", net.network or net.subnetwork, "names an existing network but create is true",
-                   "create: false with names, or create: true without them")
+        issues.bad(
+            f"{path}.network",
+            net.network or net.subnetwork,
+            "names an existing network but create is true",
+            "create: false with names, or create: true without them",
+        )
     ranges = {
         "subnet_cidr": _cidr(net.subnet_cidr, f"{path}.subnet_cidr", issues),
         "pods_cidr": _cidr(net.pods_cidr, f"{path}.pods_cidr", issues),
@@ -73,7 +94,7 @@ def _check_network(spec: ClusterSpec, issues: IssueCollector) -> None:
         issues.bad(f"{path}.master_cidr", net.master_cidr, "must be a /28 range", "e.g. 172.16.0.0/28")
     names = list(ranges)
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             ra, rb = ranges[a], ranges[b]
             if ra is not None and rb is not None and ra.overlaps(rb):
                 issues.bad(f"{path}.{b}", str(rb), f"overlaps {a} ({ra})", "non-overlapping ranges")
@@ -88,7 +109,9 @@ def _check_maintenance(spec: ClusterSpec, issues: IssueCollector) -> None:
     if start and end and end <= start:
         issues.bad("cluster.maintenance.end_time", m.end_time, "must be after start_time", f"later than {m.start_time}")
     if not m.recurrence.startswith("FREQ="):
-        issues.bad("cluster.maintenance.recurrence", m.recurrence, "is not an RFC 5545 RRULE", "e.g. FREQ=WEEKLY;BYDAY=SA,SU")
+        issues.bad(
+            "cluster.maintenance.recurrence", m.recurrence, "is not an RFC 5545 RRULE", "e.g. FREQ=WEEKLY;BYDAY=SA,SU"
+        )
     seen: set[str] = set()
     for i, ex in enumerate(m.exclusions):
         p = f"cluster.maintenance.exclusions[{i}]"
@@ -107,13 +130,15 @@ def _nap_limits(spec: ClusterSpec, catalog: Catalog, issues: IssueCollector) -> 
         path = f"cluster.auto_provisioning.accelerators.{name}"
         gen = catalog.tpu_generations.get(name)
         model = catalog.gpu_model(name)
-        if gen is None and model is None:
-            issues.bad(path, name, "is not a GPU model or TPU generation",
-                       catalog.gpu_names() + list(catalog.tpu_generations))
+        resource_type = gen.label if gen is not None else model.accelerator_type if model is not None else None
+        if resource_type is None:
+            issues.bad(
+                path, name, "is not a GPU model or TPU generation", catalog.gpu_names() + list(catalog.tpu_generations)
+            )
             continue
         if chips < 0:
             issues.bad(path, chips, "is out of range", "0 or more")
-        limits[gen.label if gen else model.accelerator_type] = chips  # type: ignore[union-attr]
+        limits[resource_type] = chips
     if nap.enabled and (nap.max_cpu < 1 or nap.max_memory_gb < 1):
         issues.bad("cluster.auto_provisioning.max_cpu", nap.max_cpu, "needs cpu and memory limits of 1 or more")
     if nap.accelerators and not nap.enabled:
@@ -121,29 +146,46 @@ def _nap_limits(spec: ClusterSpec, catalog: Catalog, issues: IssueCollector) -> 
     return limits
 
 
-def plan_cluster(spec: ClusterSpec, *, region: str, issues: IssueCollector | None = None,
-                 catalog: Catalog | None = None) -> ClusterPlan:
+def plan_cluster(
+    spec: ClusterSpec, *, region: str, issues: IssueCollector | None = None, catalog: Catalog | None = None
+) -> ClusterPlan:
     own = issues is None
     issues = issues if issues is not None else IssueCollector()
     catalog = catalog or load_catalog()
     if not CLUSTER_NAME.match(spec.name):
-        issues.bad("cluster.name", spec.name, "is not a valid cluster name",
-                   "lowercase letters, digits and '-', starting with a letter, at most 40 characters")
+        issues.bad(
+            "cluster.name",
+            spec.name,
+            "is not a valid cluster name",
+            "lowercase letters, digits and '-', starting with a letter, at most 40 characters",
+        )
     regional = bool(REGION.match(spec.location))
     zonal = bool(ZONE.match(spec.location))
     if not (regional or zonal) or (spec.location != region and region_of(spec.location) != region):
-        issues.bad("cluster.location", spec.location, f"is not region {region} or one of its zones",
-                   f"{region}, {region}-a, ...")
+        issues.bad(
+            "cluster.location",
+            spec.location,
+            f"is not region {region} or one of its zones",
+            f"{region}, {region}-a, ...",
+        )
     check_zones(spec.node_zones, region, "cluster.node_zones", issues)
     node_zones = spec.node_zones or ((spec.location,) if zonal else ())
     if regional and not spec.node_zones:
-        issues.bad("cluster.node_zones", [], "must list the zones for nodes of a regional cluster (accelerators are zonal)",
-                   f"e.g. [{region}-a, {region}-b]")
+        issues.bad(
+            "cluster.node_zones",
+            [],
+            "must list the zones for nodes of a regional cluster (accelerators are zonal)",
+            f"e.g. [{region}-a, {region}-b]",
+        )
     check_labels(spec.labels, "cluster.labels", issues)
     sp = spec.system_pool
     if sp.min_nodes < 0 or sp.min_nodes > sp.max_nodes or sp.max_nodes < 1:
-        issues.bad("cluster.system_pool.min_nodes", sp.min_nodes, "is out of range",
-                   f"0 to max_nodes ({sp.max_nodes}), with max_nodes 1 or more")
+        issues.bad(
+            "cluster.system_pool.min_nodes",
+            sp.min_nodes,
+            "is out of range",
+            f"0 to max_nodes ({sp.max_nodes}), with max_nodes 1 or more",
+        )
     _check_network(spec, issues)
     _check_maintenance(spec, issues)
     nap = _nap_limits(spec, catalog, issues)

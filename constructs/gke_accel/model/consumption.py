@@ -31,31 +31,47 @@ def plan_consumption(spec: ConsumptionSpec, path: str, issues: IssueCollector) -
     kind = spec.type
     if kind != "reservation":
         if spec.affinity is not None:
-            issues.bad(f"{path}.affinity", spec.affinity, f"is only used with type 'reservation', not {kind!r}",
-                       "leave it out")
+            issues.bad(
+                f"{path}.affinity", spec.affinity, f"is only used with type 'reservation', not {kind!r}", "leave it out"
+            )
         if spec.reservation is not None:
-            why = "Spot VMs cannot consume reservations" if kind == "spot" else f"type {kind!r} cannot use a reservation"
+            why = (
+                "Spot VMs cannot consume reservations" if kind == "spot" else f"type {kind!r} cannot use a reservation"
+            )
             issues.bad(f"{path}.reservation", spec.reservation, f"is not allowed: {why}", "leave it out")
     if spec.max_run_duration_seconds is not None:
         if kind not in ("flex-start", "queued"):
-            issues.bad(f"{path}.max_run_duration_seconds", spec.max_run_duration_seconds,
-                       f"is only used with type 'flex-start' or 'queued', not {kind!r}")
+            issues.bad(
+                f"{path}.max_run_duration_seconds",
+                spec.max_run_duration_seconds,
+                f"is only used with type 'flex-start' or 'queued', not {kind!r}",
+            )
         elif not 0 < spec.max_run_duration_seconds <= MAX_FLEX_RUN_SECONDS:
-            issues.bad(f"{path}.max_run_duration_seconds", spec.max_run_duration_seconds, "is out of range",
-                       f"1 to {MAX_FLEX_RUN_SECONDS} (7 days)")
+            issues.bad(
+                f"{path}.max_run_duration_seconds",
+                spec.max_run_duration_seconds,
+                "is out of range",
+                f"1 to {MAX_FLEX_RUN_SECONDS} (7 days)",
+            )
 
     reservation: Reservation | None = None
     if kind == "reservation":
         affinity = spec.affinity or ("specific" if spec.reservation else "any")
         if affinity == "specific":
             if not spec.reservation:
-                issues.add(ConfigIssue(f"{path}.reservation",
-                                       "is required with affinity 'specific' (exactly one reservation name)",
-                                       "a reservation name or projects/<p>/reservations/<name>"))
+                issues.add(
+                    ConfigIssue(
+                        f"{path}.reservation",
+                        "is required with affinity 'specific' (exactly one reservation name)",
+                        "a reservation name or projects/<p>/reservations/<name>",
+                    )
+                )
             reservation = Reservation("SPECIFIC_RESERVATION", spec.reservation)
         else:
             if spec.reservation:
-                issues.bad(f"{path}.reservation", spec.reservation, f"is only used with affinity 'specific', not {affinity!r}")
+                issues.bad(
+                    f"{path}.reservation", spec.reservation, f"is only used with affinity 'specific', not {affinity!r}"
+                )
             reservation = Reservation("ANY_RESERVATION" if affinity == "any" else "NO_RESERVATION")
     elif kind in ("spot", "queued", "flex-start"):
         reservation = Reservation("NO_RESERVATION")
@@ -70,4 +86,3 @@ def plan_consumption(spec: ConsumptionSpec, path: str, issues: IssueCollector) -
         location_policy="ANY" if elastic else "BALANCED",
         max_run_duration_seconds=spec.max_run_duration_seconds,
     )
-

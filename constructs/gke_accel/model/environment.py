@@ -14,7 +14,9 @@ from gke_accel.model.errors import ConfigError, ConfigIssue, IssueCollector
 from gke_accel.model.gpu_pool import plan_gpu_pool
 from gke_accel.model.names import DNS_LABEL, PROJECT_ID, REGION, check_labels
 from gke_accel.model.node_pool import NodePoolPlan
+from gke_accel.model.observability import check_observability
 from gke_accel.model.parse import parse_dataclass
+from gke_accel.model.platform import check_platform
 from gke_accel.model.spec import EnvironmentSpec
 from gke_accel.model.tpu_pool import plan_tpu_pool
 
@@ -43,8 +45,12 @@ def _check_environment(spec: EnvironmentSpec, issues: IssueCollector) -> None:
     if not DNS_LABEL.match(spec.environment):
         issues.bad("environment", spec.environment, "is not a valid environment name", "a DNS label such as dev")
     if not PROJECT_ID.match(spec.project_id):
-        issues.bad("project_id", spec.project_id, "is not a valid project ID",
-                   "6-30 lowercase letters, digits and '-', starting with a letter")
+        issues.bad(
+            "project_id",
+            spec.project_id,
+            "is not a valid project ID",
+            "6-30 lowercase letters, digits and '-', starting with a letter",
+        )
     if not REGION.match(spec.region):
         issues.bad("region", spec.region, "is not a region name", "e.g. us-central1")
     check_labels(spec.labels, "labels", issues)
@@ -63,11 +69,25 @@ def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalo
     cluster = plan_cluster(spec.cluster, region=spec.region, issues=issues, catalog=catalog)
     pools: list[NodePoolPlan] = []
     for i, tpu in enumerate(spec.tpu_pools):
-        pools += plan_tpu_pool(tpu, region=spec.region, cluster_zones=cluster.node_zones,
-                               path=f"tpu_pools[{i}]", issues=issues, catalog=catalog)
+        pools += plan_tpu_pool(
+            tpu,
+            region=spec.region,
+            cluster_zones=cluster.node_zones,
+            path=f"tpu_pools[{i}]",
+            issues=issues,
+            catalog=catalog,
+        )
     for i, gpu in enumerate(spec.gpu_pools):
-        pools += plan_gpu_pool(gpu, region=spec.region, cluster_zones=cluster.node_zones,
-                               path=f"gpu_pools[{i}]", issues=issues, catalog=catalog)
+        pools += plan_gpu_pool(
+            gpu,
+            region=spec.region,
+            cluster_zones=cluster.node_zones,
+            path=f"gpu_pools[{i}]",
+            issues=issues,
+            catalog=catalog,
+        )
+    check_platform(spec, pools, issues)
+    check_observability(spec, pools, issues)
     seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
     declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]
     declared += [(f"gpu_pools[{i}].name", p.name) for i, p in enumerate(spec.gpu_pools)]
@@ -77,7 +97,9 @@ def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalo
         seen[name] = path
     derived = [p.name for p in pools]
     for name in {n for n in derived if derived.count(n) > 1 and n not in seen}:
-        issues.bad("tpu_pools", name, "is a derived slice pool name that clashes with another pool", "unique pool names")
+        issues.bad(
+            "tpu_pools", name, "is a derived slice pool name that clashes with another pool", "unique pool names"
+        )
     issues.raise_if_any(source)
     return EnvironmentPlan(spec=spec, cluster=cluster, pools=tuple(pools), source=source)
 
@@ -100,8 +122,9 @@ def load_environment(path: str | Path, *, catalog: Catalog | None = None) -> Env
     return load_environment_text(text, source=source, expected_name=path.stem, catalog=catalog)
 
 
-def load_environment_text(text: str, *, source: str = "<config>", expected_name: str | None = None,
-                          catalog: Catalog | None = None) -> EnvironmentPlan:
+def load_environment_text(
+    text: str, *, source: str = "<config>", expected_name: str | None = None, catalog: Catalog | None = None
+) -> EnvironmentPlan:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -113,6 +136,7 @@ def load_environment_text(text: str, *, source: str = "<config>", expected_name:
         raise ConfigError([ConfigIssue("(file)", f"is not valid YAML: {exc}")], source) from None
     spec = parse_environment(data, source=source)
     if expected_name is not None and spec.environment != expected_name:
-        raise ConfigError([ConfigIssue("environment", f"{spec.environment!r} does not match the file name",
-                                       expected_name)], source)
+        raise ConfigError(
+            [ConfigIssue("environment", f"{spec.environment!r} does not match the file name", expected_name)], source
+        )
     return plan_environment(spec, source=source, catalog=catalog)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from gke_accel.catalog import Catalog, GpuModel, load_catalog
 from gke_accel.model.consumption import plan_consumption
@@ -13,6 +14,7 @@ from gke_accel.model.node_pool import (
     LABEL_PREFIX,
     SPOT_TAINT_KEY,
     Autoscaling,
+    GpuSharing,
     GuestAccelerator,
     NodePoolPlan,
     Placement,
@@ -44,12 +46,20 @@ def _resolve_machine(spec: GpuPoolSpec, path: str, catalog: Catalog, issues: Iss
         if fixed is not None:  # rule G1: accelerator-optimized machines fix GPU type and count
             fixed_model = catalog.gpu_models[fixed.accelerator_type]
             if model is not None and model is not fixed_model:
-                issues.bad(f"{path}.gpu", spec.gpu, f"does not match machine type {fixed.machine_type}",
-                           [fixed_model.aliases[0], fixed.accelerator_type])
+                issues.bad(
+                    f"{path}.gpu",
+                    spec.gpu,
+                    f"does not match machine type {fixed.machine_type}",
+                    [fixed_model.aliases[0], fixed.accelerator_type],
+                )
                 return None
             if spec.gpus_per_node is not None and spec.gpus_per_node != fixed.count:
-                issues.bad(f"{path}.gpus_per_node", spec.gpus_per_node,
-                           f"does not match machine type {fixed.machine_type}", [fixed.count])
+                issues.bad(
+                    f"{path}.gpus_per_node",
+                    spec.gpus_per_node,
+                    f"does not match machine type {fixed.machine_type}",
+                    [fixed.count],
+                )
                 return None
             return _Hardware(fixed.machine_type, fixed_model, fixed.count)
         host = catalog.n1_hosts.get(spec.machine_type)
@@ -73,10 +83,18 @@ def _resolve_machine(spec: GpuPoolSpec, path: str, catalog: Catalog, issues: Iss
             issues.bad(f"{path}.gpus_per_node", count, f"is not valid for {model.accelerator_type}", sorted(limits))
             return None
         if host.vcpu > limit.max_vcpu or host.memory_gb > limit.max_memory_gb:
-            fits = [h for h, n in catalog.n1_hosts.items() if n.vcpu <= limit.max_vcpu and n.memory_gb <= limit.max_memory_gb]
-            issues.bad(f"{path}.machine_type", spec.machine_type,
-                       f"is too large for {count} x {model.accelerator_type} "
-                       f"(at most {limit.max_vcpu} vCPU and {limit.max_memory_gb} GB)", fits)
+            fits = [
+                h
+                for h, n in catalog.n1_hosts.items()
+                if n.vcpu <= limit.max_vcpu and n.memory_gb <= limit.max_memory_gb
+            ]
+            issues.bad(
+                f"{path}.machine_type",
+                spec.machine_type,
+                f"is too large for {count} x {model.accelerator_type} "
+                f"(at most {limit.max_vcpu} vCPU and {limit.max_memory_gb} GB)",
+                fits,
+            )
             return None
         return _Hardware(host.machine_type, model, count)
 
@@ -93,21 +111,24 @@ def _resolve_machine(spec: GpuPoolSpec, path: str, catalog: Catalog, issues: Iss
     machines = [m for m in catalog.machines_for_gpu(model.accelerator_type) if m.default]
     match = [m for m in machines if m.count == count]
     if not match:
-        issues.bad(f"{path}.gpus_per_node", count, f"is not valid for {model.accelerator_type}",
-                   sorted({m.count for m in machines}))
+        issues.bad(
+            f"{path}.gpus_per_node",
+            count,
+            f"is not valid for {model.accelerator_type}",
+            sorted({m.count for m in machines}),
+        )
         return None
     return _Hardware(match[0].machine_type, model, count)
 
 
-def _sharing(spec: GpuPoolSpec, hw: _Hardware | None, path: str, catalog: Catalog, issues: IssueCollector
-             ) -> tuple[str | None, int | None]:
+def _sharing(spec: GpuPoolSpec, path: str, catalog: Catalog, issues: IssueCollector) -> GpuSharing | None:
     if spec.sharing is None:
-        return None, None
+        return None
     limit = catalog.max_shared_clients_per_gpu
     if not 2 <= spec.sharing.max_clients <= limit:
         issues.bad(f"{path}.sharing.max_clients", spec.sharing.max_clients, "is out of range", f"2 to {limit}")
-    strategy = "TIME_SHARING" if spec.sharing.strategy == "time-sharing" else "MPS"
-    return strategy, spec.sharing.max_clients
+    strategy: Literal["TIME_SHARING", "MPS"] = "TIME_SHARING" if spec.sharing.strategy == "time-sharing" else "MPS"
+    return GpuSharing(strategy, spec.sharing.max_clients)
 
 
 def plan_gpu_pool(
@@ -135,43 +156,70 @@ def plan_gpu_pool(
     zones = spec.zones or cluster_zones
     check_zones(spec.zones, region, f"{path}.zones", issues)
     if spec.placement == "compact" and len(zones) != 1:
-        issues.bad(f"{path}.placement", "compact", f"needs exactly one zone, the pool has {len(zones)}",
-                   "set zones to a single zone, or placement: none")
+        issues.bad(
+            f"{path}.placement",
+            "compact",
+            f"needs exactly one zone, the pool has {len(zones)}",
+            "set zones to a single zone, or placement: none",
+        )
     if spec.placement == "compact" and consumption.queued:
         issues.bad(f"{path}.placement", "compact", "cannot be used with queued provisioning on GPUs", ["none"])
 
     if spec.partition_size is not None and hw is not None:
         if not hw.model.mig_sizes:
             mig = [m.aliases[0] for m in catalog.gpu_models.values() if m.mig_sizes]
-            issues.bad(f"{path}.partition_size", spec.partition_size,
-                       f"is not possible: {hw.model.accelerator_type} has no multi-instance GPU support",
-                       f"a GPU with MIG ({', '.join(mig)}), or leave it out")
+            issues.bad(
+                f"{path}.partition_size",
+                spec.partition_size,
+                f"is not possible: {hw.model.accelerator_type} has no multi-instance GPU support",
+                f"a GPU with MIG ({', '.join(mig)}), or leave it out",
+            )
         elif spec.partition_size not in hw.model.mig_sizes:
-            issues.bad(f"{path}.partition_size", spec.partition_size,
-                       f"is not a MIG partition size of {hw.model.accelerator_type}", hw.model.mig_sizes)
-    sharing_strategy, max_clients = _sharing(spec, hw, path, catalog, issues)
+            issues.bad(
+                f"{path}.partition_size",
+                spec.partition_size,
+                f"is not a MIG partition size of {hw.model.accelerator_type}",
+                hw.model.mig_sizes,
+            )
+    sharing = _sharing(spec, path, catalog, issues)
 
+    driver_version: Literal["DEFAULT", "LATEST", "INSTALLATION_DISABLED"]
     if spec.driver_mode == "daemonset":
         driver_version = "INSTALLATION_DISABLED"
         if spec.driver_version != "default":
-            issues.bad(f"{path}.driver_version", spec.driver_version,
-                       "is chosen by GKE only; with driver_mode 'daemonset' the DaemonSet picks the driver", ["default"])
+            issues.bad(
+                f"{path}.driver_version",
+                spec.driver_version,
+                "is chosen by GKE only; with driver_mode 'daemonset' the DaemonSet picks the driver",
+                ["default"],
+            )
     else:
-        driver_version = spec.driver_version.upper()
-        if driver_version == "LATEST" and spec.image_type not in catalog.latest_driver_image_types:
-            issues.bad(f"{path}.driver_version", "latest", f"needs a COS image, the pool uses {spec.image_type}",
-                       ["default"] + [f"latest with image_type {t}" for t in catalog.latest_driver_image_types])
+        driver_version = "LATEST" if spec.driver_version == "latest" else "DEFAULT"
+        if spec.driver_version == "latest" and spec.image_type not in catalog.latest_driver_image_types:
+            issues.bad(
+                f"{path}.driver_version",
+                "latest",
+                f"needs a COS image, the pool uses {spec.image_type}",
+                ["default"] + [f"latest with image_type {t}" for t in catalog.latest_driver_image_types],
+            )
 
     if spec.node_count is not None:
         if spec.min_nodes is not None or spec.max_nodes is not None:
-            issues.bad(f"{path}.node_count", spec.node_count, "cannot be combined with min_nodes/max_nodes",
-                       "either node_count (static) or min_nodes/max_nodes (autoscaling)")
+            issues.bad(
+                f"{path}.node_count",
+                spec.node_count,
+                "cannot be combined with min_nodes/max_nodes",
+                "either node_count (static) or min_nodes/max_nodes (autoscaling)",
+            )
         if spec.node_count < 0:
             issues.bad(f"{path}.node_count", spec.node_count, "is out of range", "0 or more")
         if consumption.flex_start or consumption.queued:
-            issues.bad(f"{path}.node_count", spec.node_count,
-                       f"is not allowed with consumption {spec.consumption.type!r}: those pools must autoscale",
-                       "min_nodes/max_nodes")
+            issues.bad(
+                f"{path}.node_count",
+                spec.node_count,
+                f"is not allowed with consumption {spec.consumption.type!r}: those pools must autoscale",
+                "min_nodes/max_nodes",
+            )
     low = spec.min_nodes if spec.min_nodes is not None else 0
     high = spec.max_nodes if spec.max_nodes is not None else max(1, low)
     if spec.node_count is None:
@@ -217,10 +265,9 @@ def plan_gpu_pool(
             guest_accelerator=GuestAccelerator(
                 type=hw.model.accelerator_type,
                 count=hw.count,
-                driver_version=driver_version,  # type: ignore[arg-type]
+                driver_version=driver_version,
                 partition_size=spec.partition_size,
-                sharing_strategy=sharing_strategy,  # type: ignore[arg-type]
-                max_shared_clients=max_clients,
+                sharing=sharing,
             ),
             image_type=spec.image_type,
             disk_size_gb=spec.disk_size_gb,

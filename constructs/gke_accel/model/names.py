@@ -22,8 +22,12 @@ def region_of(zone: str) -> str:
 
 def check_pool_name(name: str, path: str, issues: IssueCollector) -> None:
     if not POOL_NAME.match(name):
-        issues.bad(path, name, "is not a valid node pool name",
-                   "lowercase letters, digits and '-', starting with a letter, at most 36 characters")
+        issues.bad(
+            path,
+            name,
+            "is not a valid node pool name",
+            "lowercase letters, digits and '-', starting with a letter, at most 36 characters",
+        )
 
 
 def check_zones(zones: tuple[str, ...], region: str, path: str, issues: IssueCollector) -> None:
@@ -37,8 +41,16 @@ def check_zones(zones: tuple[str, ...], region: str, path: str, issues: IssueCol
 def check_labels(labels: dict[str, str], path: str, issues: IssueCollector) -> None:
     for key, value in labels.items():
         if not LABEL_KEY.match(key):
-            issues.bad(f"{path}.{key}", key, "is not a valid label key",
-                       "lowercase letters, digits, '_' and '-', starting with a letter, at most 63 characters")
+            issues.bad(
+                f"{path}.{key}",
+                key,
+                "is not a valid label key",
+                "lowercase letters, digits, '_' and '-', starting with a letter, at most 63 characters",
+            )
         if not LABEL_VALUE.match(value):
-            issues.bad(f"{path}.{key}", value, "is not a valid label value",
-                       "lowercase letters, digits, '_' and '-', at most 63 characters")
+            issues.bad(
+                f"{path}.{key}",
+                value,
+                "is not a valid label value",
+                "lowercase letters, digits, '_' and '-', at most 63 characters",
+            )

@@ -49,13 +49,18 @@ class Placement:
 
 
 @dataclass(frozen=True)
+class GpuSharing:
+    strategy: Literal["TIME_SHARING", "MPS"]
+    max_shared_clients: int
+
+
+@dataclass(frozen=True)
 class GuestAccelerator:
     type: str
     count: int
     driver_version: Literal["DEFAULT", "LATEST", "INSTALLATION_DISABLED"]
     partition_size: str | None = None
-    sharing_strategy: Literal["TIME_SHARING", "MPS"] | None = None
-    max_shared_clients: int | None = None
+    sharing: GpuSharing | None = None
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import functools
 import math
 import types
 import typing
-from typing import Any, Literal, TypeVar, Union
+from typing import Any, Literal, TypeVar, Union, cast
 
 from gke_accel.model.errors import ConfigIssue, bad_value
 
@@ -27,7 +27,7 @@ class _Invalid(Exception):
 
 
 @functools.cache
-def _hints(cls: type) -> dict[str, Any]:
+def _hints(cls: Any) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
@@ -107,9 +107,8 @@ def _convert(tp: Any, value: Any, path: str, issues: list[ConfigIssue]) -> Any:
     elif tp is float:
         if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
             return float(value)
-    elif tp is str:
-        if isinstance(value, str):
-            return value
+    elif tp is str and isinstance(value, str):
+        return value
     issues.append(bad_value(path, value, f"should be {_type_name(tp)}"))
     raise _Invalid
 
@@ -121,15 +120,18 @@ def _build(cls: type[T], value: Any, path: str, issues: list[ConfigIssue]) -> T:
     if not isinstance(value, dict):
         issues.append(bad_value(path or "(top level)", value, "should be a mapping"))
         raise _Invalid
-    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    hints = _hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cast(Any, cls))}
+    hints = _hints(cast(Any, cls))
     kwargs: dict[str, Any] = {}
     failed = False
     for key in value:
         if not isinstance(key, str) or key not in fields:
             hint = suggest(str(key), list(fields))
-            issues.append(ConfigIssue(_join(path, str(key) or "''"), f"unknown key; {hint}".rstrip("; ").rstrip(),
-                                      ", ".join(fields)))
+            issues.append(
+                ConfigIssue(
+                    _join(path, str(key) or "''"), f"unknown key; {hint}".rstrip("; ").rstrip(), ", ".join(fields)
+                )
+            )
             failed = True
     for name, fld in fields.items():
         raw = value.get(name, _MISSING)

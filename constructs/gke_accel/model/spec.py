@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from gke_accel.model.observability_spec import BudgetSpec, MonitoringSpec
+from gke_accel.model.platform_spec import TeamSpec
+
 ConsumptionType = Literal["on-demand", "spot", "reservation", "queued", "flex-start"]
 ReservationAffinity = Literal["specific", "any", "none"]
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
@@ -200,3 +203,10 @@ class EnvironmentSpec:
     labels: dict[str, str] = field(default_factory=dict)
     tpu_pools: tuple[TpuPoolSpec, ...] = ()
     gpu_pools: tuple[GpuPoolSpec, ...] = ()
+    # In-cluster platform (teams, quotas, priority classes, checkpoints): model/platform_spec.py
+    teams: tuple[TeamSpec, ...] = ()
+    strict_capacity: bool = False
+    # Observability (alerts, dashboard, quota preferences, budget): model/observability_spec.py
+    monitoring: MonitoringSpec = field(default_factory=MonitoringSpec)
+    quota_preferences: bool = False
+    budget: BudgetSpec | None = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.consumption import plan_consumption
 from gke_accel.model.errors import IssueCollector
@@ -42,8 +44,7 @@ def _shape(spec: TpuPoolSpec, path: str, catalog: Catalog, issues: IssueCollecto
     chips = gen.machine_types.get(spec.machine_type)
     if chips is None or chips not in allowed:
         valid = [m for m, c in gen.machine_types.items() if c in allowed]
-        issues.bad(f"{path}.machine_type", spec.machine_type,
-                   f"cannot run a {gen.name} {spec.topology} slice", valid)
+        issues.bad(f"{path}.machine_type", spec.machine_type, f"cannot run a {gen.name} {spec.topology} slice", valid)
         return None
     return slice_shape(gen, spec.topology, chips)
 
@@ -84,15 +85,23 @@ def plan_tpu_pool(
             zones = (spec.zone,)
         elif shape.multi_host:
             offered = [z for z in gen.zones if z.startswith(region + "-")] or list(gen.zones)
-            issues.bad(f"{path}.zone", None, f"is required: a multi-host {gen.name} slice ({shape.vms} VMs) runs in one zone",
-                       offered)
+            issues.bad(
+                f"{path}.zone",
+                None,
+                f"is required: a multi-host {gen.name} slice ({shape.vms} VMs) runs in one zone",
+                offered,
+            )
         else:
             zones = tuple(z for z in cluster_zones if z in gen.zones)
             if not zones:
                 issues.bad(f"{path}.zone", None, f"is required: no cluster zone offers {gen.name} TPUs", gen.zones)
         if consumption.flex_start and shape.multi_host:
-            issues.bad(f"{path}.consumption.type", "flex-start", f"is only available for single-host TPU slices, "
-                       f"and {spec.topology} needs {shape.vms} VMs", "on-demand, spot, reservation, queued")
+            issues.bad(
+                f"{path}.consumption.type",
+                "flex-start",
+                f"is only available for single-host TPU slices, and {spec.topology} needs {shape.vms} VMs",
+                "on-demand, spot, reservation, queued",
+            )
         if consumption.queued and spec.min_slices != 0:
             issues.bad(f"{path}.min_slices", spec.min_slices, "must be 0 with queued provisioning", "0")
     if len(issues.issues) > before or shape is None:
@@ -110,57 +119,49 @@ def plan_tpu_pool(
         f"{LABEL_PREFIX}/tpu-topology": spec.topology,
         **spec.labels,
     }
-    common = dict(
+    single = NodePoolPlan(
+        name=spec.name,
         kind="tpu",
         machine_type=shape.machine_type,
         accelerator=gen.label,
         chips_per_node=shape.chips_per_vm,
         zones=zones,
+        autoscaling=Autoscaling(spec.min_slices, spec.max_slices, False, consumption.location_policy),
         node_count=None,
+        initial_node_count=None,
         spot=consumption.spot,
         flex_start=consumption.flex_start,
         queued=consumption.queued,
         reservation=consumption.reservation,
         auto_repair=consumption.auto_repair,
         max_run_duration_seconds=consumption.max_run_duration_seconds,
+        placement=None,  # T10/T11: no placement policy or topology on single-host slices
         guest_accelerator=None,
         image_type="COS_CONTAINERD",
         disk_size_gb=spec.disk_size_gb,
+        labels=labels,
         taints=tuple(taints),
         tpu_topology=spec.topology,
         tpu_generation=gen.name,
         slice_name=gen.slice_name(shape.chips),
     )
     if not shape.multi_host:
-        return [
-            NodePoolPlan(
-                name=spec.name,
-                autoscaling=Autoscaling(spec.min_slices, spec.max_slices, False, consumption.location_policy),
-                initial_node_count=None,
-                placement=None,  # T10/T11: no placement policy or topology on single-host slices
-                labels=labels,
-                **common,  # type: ignore[arg-type]
-            )
-        ]
+        return [single]
     placement = Placement(
         compact=gen.multihost_placement == "compact",
         tpu_topology=spec.topology,
         workload_policy=gen.multihost_placement == "workload_policy",
     )
-    pools = []
-    for index in range(spec.max_slices):
-        kept = index < spec.min_slices
-        name = spec.name if spec.max_slices == 1 else f"{spec.name}-s{index}"
-        pools.append(
-            NodePoolPlan(
-                name=name,
-                # T12: per-zone bounds in whole slices; the pool is atomic (all VMs or none).
-                autoscaling=Autoscaling(shape.vms if kept else 0, shape.vms, True, "ANY"),
-                initial_node_count=shape.vms if kept else 0,
-                placement=placement,
-                labels={**labels, f"{LABEL_PREFIX}/slice": str(index)},
-                slice_index=index,
-                **common,  # type: ignore[arg-type]
-            )
+    # One atomic pool per slice (T13/T14), with per-zone bounds in whole slices (T12).
+    return [
+        replace(
+            single,
+            name=spec.name if spec.max_slices == 1 else f"{spec.name}-s{index}",
+            autoscaling=Autoscaling(shape.vms if index < spec.min_slices else 0, shape.vms, True, "ANY"),
+            initial_node_count=shape.vms if index < spec.min_slices else 0,
+            placement=placement,
+            labels={**labels, f"{LABEL_PREFIX}/slice": str(index)},
+            slice_index=index,
         )
-    return pools
+        for index in range(spec.max_slices)
+    ]

@@ -30,8 +30,10 @@ class PolicyReport:
     skipped: list[Finding] = field(default_factory=list)
 
     def render(self) -> str:
-        lines = [f"policy scan (checkov): {self.passed} passed, {len(self.failed)} failed, "
-                 f"{len(self.skipped)} skipped with a reason"]
+        lines = [
+            f"policy scan (checkov): {self.passed} passed, {len(self.failed)} failed, "
+            f"{len(self.skipped)} skipped with a reason"
+        ]
         lines += [f"  FAILED  {f.stack}: {f.check_id} {f.resource}: {f.title}" for f in self.failed]
         lines += [f"  skipped {f.stack}: {f.check_id} {f.resource}: {f.reason}" for f in self.skipped]
         return "\n".join(lines)
@@ -50,8 +52,20 @@ def collect_skips(stacks_dir: Path) -> dict[tuple[str, str, str], str]:
 
 
 def _run_checkov(stacks_dir: Path) -> list[dict[str, Any]]:
-    cmd = [sys.executable, "-m", "checkov.main", "-d", str(stacks_dir), "--framework", "terraform_json",
-           "--quiet", "--compact", "--skip-download", "-o", "json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "checkov.main",
+        "-d",
+        str(stacks_dir),
+        "--framework",
+        "terraform_json",
+        "--quiet",
+        "--compact",
+        "--skip-download",
+        "-o",
+        "json",
+    ]
     env = {**os.environ, "BC_SKIP_MAPPING": "TRUE", "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2": "false"}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if proc.returncode not in (0, 1) or not proc.stdout.strip():
