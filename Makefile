@@ -10,7 +10,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 1
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup synth validate scan test lint bench clean cli validate-terraform
+.PHONY: setup synth validate scan test lint bench clean cli validate-terraform review
 
 setup: $(STAMP)
 
@@ -44,6 +44,11 @@ validate-terraform: synth
 	tools/terraform/install_terraform_shim.sh $(VENV)
 	tools/terraform/build_providers.sh || echo "provider build failed: terraform init falls back to the registry"
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python tools/terraform/validate_stacks.py cdktf.out
+
+# Pull-request review: what the change does to resources, capacity, quotas, cost and policy.
+BASE ?= origin/main
+review: setup
+	$(BIN)/gke-accel review --base $(BASE)
 
 bench: setup
 	$(BIN)/python benchmarks/synth_benchmark.py

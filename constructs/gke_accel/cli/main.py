@@ -19,6 +19,8 @@ from gke_accel.model import ConfigError, ConfigIssue
 
 # Subcommand modules that add themselves to the parser (each has ``register(subparsers)``).
 COMMAND_MODULES = (manifests_view, cost_view, review_view)
+# What ``synth`` prints for each environment after its pool summary.
+SYNTH_SECTIONS = (manifests_view.synth_section, cost_view.synth_section)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -36,6 +38,10 @@ def cmd_synth(args: argparse.Namespace) -> int:
     out = synth_environments(plans, args.outdir)
     for plan in plans:
         print(environment_summary(plan))
+        for section in SYNTH_SECTIONS:
+            text = section(plan)
+            if text:
+                print(text)
         print(f"  -> {out / 'stacks' / plan.name / 'cdk.tf.json'}\n")
     print(f"synthesized {len(plans)} stack(s) in {time.perf_counter() - started:.1f}s")
     return EXIT_OK
