@@ -1,6 +1,14 @@
 """The one place that imports provider bindings; each resource from its own submodule, because
 loading the package root of a provider costs many seconds and hundreds of megabytes."""
 
+# Observability (alerts, dashboard, quota preferences, budget): cdk/observability.py and friends.
+from cdktf_cdktf_provider_google import billing_budget as budget_structs
+from cdktf_cdktf_provider_google import monitoring_alert_policy as alert_structs
+from cdktf_cdktf_provider_google.billing_budget import BillingBudget
+from cdktf_cdktf_provider_google.cloud_quotas_quota_preference import (
+    CloudQuotasQuotaPreference,
+    CloudQuotasQuotaPreferenceQuotaConfig,
+)
 from cdktf_cdktf_provider_google.compute_firewall import ComputeFirewall, ComputeFirewallDeny, ComputeFirewallLogConfig
 from cdktf_cdktf_provider_google.compute_network import ComputeNetwork
 from cdktf_cdktf_provider_google.compute_resource_policy import ComputeResourcePolicy
@@ -13,6 +21,13 @@ from cdktf_cdktf_provider_google.compute_subnetwork import (
 )
 from cdktf_cdktf_provider_google.container_cluster import ContainerCluster
 from cdktf_cdktf_provider_google.container_node_pool import ContainerNodePool
+from cdktf_cdktf_provider_google.data_google_project import DataGoogleProject
+from cdktf_cdktf_provider_google.monitoring_alert_policy import MonitoringAlertPolicy
+from cdktf_cdktf_provider_google.monitoring_dashboard import MonitoringDashboard
+from cdktf_cdktf_provider_google.monitoring_notification_channel import (
+    MonitoringNotificationChannel,
+    MonitoringNotificationChannelSensitiveLabels,
+)
 from cdktf_cdktf_provider_google.project_iam_member import ProjectIamMember
 from cdktf_cdktf_provider_google.provider import GoogleProvider
 from cdktf_cdktf_provider_google.service_account import ServiceAccount
@@ -41,3 +56,16 @@ from cdktf_cdktf_provider_google import container_cluster as cluster_structs
 from cdktf_cdktf_provider_google import container_node_pool as pool_structs
 
 __all__ += ["cluster_structs", "pool_structs"]
+
+__all__ += [
+    "BillingBudget",
+    "CloudQuotasQuotaPreference",
+    "CloudQuotasQuotaPreferenceQuotaConfig",
+    "DataGoogleProject",
+    "MonitoringAlertPolicy",
+    "MonitoringDashboard",
+    "MonitoringNotificationChannel",
+    "MonitoringNotificationChannelSensitiveLabels",
+    "alert_structs",
+    "budget_structs",
+]

@@ -1,16 +1,112 @@
-"""Subcommand module: ``register(subparsers)`` adds its command to ``gke-accel``."""
+"""``gke-accel cost``: monthly cost per pool from the catalog's list prices, and the
+observability section of ``gke-accel synth`` (quota-preference derivation, alerts, cost total).
+
+Model only: no provider bindings are loaded.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 
+from gke_accel.cli.common import EXIT_OK, add_env_args, selected_plans
+from gke_accel.cli.tables import render_table
 from gke_accel.model import EnvironmentPlan
+from gke_accel.model.alerts import plan_alerts
+from gke_accel.model.cost import EnvironmentCost, estimate_environment
+from gke_accel.model.quotas import derivation_text
+
+
+def _usd(value: float | None) -> str:
+    return "-" if value is None else f"${value:,.0f}"
+
+
+def cost_line(cost: EnvironmentCost) -> str:
+    unpriced = f"; unpriced: {', '.join(p.split(' (')[0] for p in cost.unpriced)}" if cost.unpriced else ""
+    return (
+        f"  cost: {_usd(cost.total_monthly_min)}-{_usd(cost.total_monthly_max)}/month at list prices "
+        f"(incl. cluster fee {_usd(cost.cluster_fee_monthly)}; prices of {cost.source_date}{unpriced}); "
+        f"see gke-accel cost --env {cost.environment}"
+    )
+
+
+def cost_text(cost: EnvironmentCost) -> str:
+    rows = []
+    for p in cost.pools:
+        flags = ("verify " if p.verify else "") + (p.note or "")
+        rows.append(
+            [
+                p.name,
+                p.kind,
+                p.machine_type,
+                f"{p.nodes_min}-{p.nodes_max}",
+                p.consumption,
+                _usd(p.monthly_min),
+                _usd(p.monthly_max),
+                _usd(p.monthly_max_on_demand),
+                _usd(p.monthly_max_spot),
+                flags.strip() or "-",
+            ]
+        )
+    rows.append(["(cluster fee)", "-", "GKE Standard", "-", "-", *[_usd(cost.cluster_fee_monthly)] * 2, "-", "-", "-"])
+    table = render_table(
+        [
+            "pool",
+            "kind",
+            "machine",
+            "nodes",
+            "consumption",
+            "min/month",
+            "max/month",
+            "max on-demand",
+            "max spot",
+            "notes",
+        ],
+        rows,
+        title=f"{cost.environment}: monthly cost at list prices ({cost.hours_per_month} h/month)",
+    )
+    lines = [
+        table,
+        "",
+        f"total: {_usd(cost.total_monthly_min)} at minimum size, {_usd(cost.total_monthly_max)} at maximum size "
+        "(configured consumption, priced pools + cluster fee)",
+        f"prices: {cost.source} (as of {cost.source_date}); rough us-central1 list prices, Spot prices change "
+        "up to monthly; 'verify' = sources disagree, check before use",
+    ]
+    if cost.unpriced:
+        lines.append("unpriced (left out of the totals): " + "; ".join(cost.unpriced))
+    return "\n".join(lines)
 
 
 def synth_section(plan: EnvironmentPlan) -> str:
     """Text printed by ``gke-accel synth`` for one environment ("" for nothing)."""
-    return ""
+    alerts = plan_alerts(plan)
+    m = plan.spec.monitoring
+    lines = [
+        "  alerts: "
+        + (", ".join(f"{a.name} ({a.severity})" for a in alerts) if alerts else "none")
+        + (f"; dashboard: {'on' if m.enabled and m.dashboard else 'off'}")
+        + (f"; budget: ${plan.spec.budget.amount_usd:,}/month" if plan.spec.budget else "; budget: none"),
+        derivation_text(plan),
+        cost_line(estimate_environment(plan)),
+    ]
+    return "\n".join(lines)
+
+
+def cmd_cost(args: argparse.Namespace) -> int:
+    costs = [estimate_environment(plan) for plan in selected_plans(args)]
+    if args.json:
+        print(json.dumps({c.environment: c.to_dict() for c in costs}, indent=2))
+    else:
+        print("\n\n".join(cost_text(c) for c in costs))
+    return EXIT_OK
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add this module's subcommand(s)."""
+    p = sub.add_parser("cost", help="monthly cost per pool at min/max size from catalog list prices")
+    add_env_args(p, single_file=True)
+    p.add_argument(
+        "--json", action="store_true", help="print JSON: {environment: cost} (the form the plan review reads)"
+    )
+    p.set_defaults(func=cmd_cost)

@@ -1,0 +1,16 @@
+"""The environment's ``google_monitoring_dashboard`` (JSON built by ``model/dashboard.py``)."""
+
+from __future__ import annotations
+
+import json
+
+from gke_accel.cdk._framework import Construct
+from gke_accel.cdk._providers import MonitoringDashboard
+from gke_accel.model.dashboard import dashboard_json
+from gke_accel.model.environment import EnvironmentPlan
+
+
+def accelerator_dashboard(scope: Construct, id: str, *, plan: EnvironmentPlan) -> MonitoringDashboard:
+    return MonitoringDashboard(
+        scope, id, project=plan.spec.project_id, dashboard_json=json.dumps(dashboard_json(plan), sort_keys=True)
+    )
