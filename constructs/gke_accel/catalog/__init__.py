@@ -2,6 +2,7 @@
 
 from gke_accel.catalog.loader import (
     Catalog,
+    DriverInstallerFacts,
     GpuMachine,
     GpuModel,
     N1Host,
@@ -14,6 +15,7 @@ from gke_accel.catalog.loader import (
 
 __all__ = [
     "Catalog",
+    "DriverInstallerFacts",
     "GpuMachine",
     "GpuModel",
     "N1Host",

@@ -94,6 +94,21 @@ class PriceBook:
 
 
 @dataclass(frozen=True)
+class DriverInstallerFacts:
+    """Google's NVIDIA driver installer DaemonSet: names and pinned images (driver_installer.yaml)."""
+
+    name: str
+    namespace: str
+    priority_class: str
+    pause_image: str
+    partition_image: str
+    cos_installer_image: str
+    ubuntu_installer_image: str
+    ubuntu_pinned: dict[str, str]  # branch (R570) -> driver version
+    unsupported_models: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Catalog:
     tpu_generations: dict[str, TpuGeneration]
     topologies_2d: dict[str, tuple[int, ...]]  # topology -> allowed chips per VM
@@ -110,6 +125,7 @@ class Catalog:
     image_types: tuple[str, ...]
     latest_driver_image_types: tuple[str, ...]
     prices: PriceBook
+    driver_installer: DriverInstallerFacts
 
     def gpu_model(self, name: str) -> GpuModel | None:
         """Find a GPU model by accelerator type (``nvidia-l4``) or alias (``l4``), case-insensitively."""
@@ -164,6 +180,7 @@ def load_catalog() -> Catalog:
     """Load and type the catalog once per process."""
     acc = _read_yaml("accelerators.yaml")
     pr = _read_yaml("prices.yaml")
+    di = _read_yaml("driver_installer.yaml")
     tpu, gpu = acc["tpu"], acc["gpu"]
     cube_chips = 64  # one 4x4x4 cube
     return Catalog(
@@ -206,5 +223,16 @@ def load_catalog() -> Catalog:
             tpu_per_chip_hour={k: _price(v) for k, v in pr["tpu_per_chip_hour"].items()},
             machine_per_hour={k: _price(v) for k, v in pr["machine_per_hour"].items()},
             n1_gpu_per_hour={k: _price(v) for k, v in pr["n1_gpu_per_hour"].items()},
+        ),
+        driver_installer=DriverInstallerFacts(
+            name=str(di["name"]),
+            namespace=str(di["namespace"]),
+            priority_class=str(di["priority_class"]),
+            pause_image=str(di["pause_image"]),
+            partition_image=str(di["partition_image"]),
+            cos_installer_image=str(di["cos_installer_image"]),
+            ubuntu_installer_image=str(di["ubuntu_installer_image"]),
+            ubuntu_pinned={str(k): str(v) for k, v in di["ubuntu_pinned"].items()},
+            unsupported_models=tuple(di["unsupported_models"]),
         ),
     )

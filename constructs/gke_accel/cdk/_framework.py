@@ -4,7 +4,7 @@ Moving to the maintained fork (CDK Terrain: ``cdktn``) means changing the import
 ``_providers.py`` only.
 """
 
-from cdktf import App, GcsBackend, LocalBackend, TerraformOutput, TerraformStack, Testing
+from cdktf import App, Fn, GcsBackend, LocalBackend, TerraformOutput, TerraformStack, Testing
 from constructs import Construct
 
-__all__ = ["App", "Construct", "GcsBackend", "LocalBackend", "TerraformOutput", "TerraformStack", "Testing"]
+__all__ = ["App", "Construct", "Fn", "GcsBackend", "LocalBackend", "TerraformOutput", "TerraformStack", "Testing"]

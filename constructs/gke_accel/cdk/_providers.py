@@ -69,3 +69,22 @@ __all__ += [
     "alert_structs",
     "budget_structs",
 ]
+
+# In-cluster platform (cdk/platform.py): cluster credentials, team identities, checkpoint storage.
+from cdktf_cdktf_provider_google import storage_bucket as bucket_structs  # noqa: E402
+from cdktf_cdktf_provider_google.data_google_client_config import DataGoogleClientConfig  # noqa: E402
+from cdktf_cdktf_provider_google.service_account_iam_member import ServiceAccountIamMember  # noqa: E402
+from cdktf_cdktf_provider_google.storage_bucket import StorageBucket  # noqa: E402
+from cdktf_cdktf_provider_google.storage_bucket_iam_member import (  # noqa: E402
+    StorageBucketIamMember,
+    StorageBucketIamMemberCondition,
+)
+
+__all__ += [
+    "DataGoogleClientConfig",
+    "ServiceAccountIamMember",
+    "StorageBucket",
+    "StorageBucketIamMember",
+    "StorageBucketIamMemberCondition",
+    "bucket_structs",
+]

@@ -1,13 +1,156 @@
-"""InClusterPlatform: driver DaemonSet, teams with accelerator quotas, priority classes and
-checkpoint storage, declared with the kubernetes provider in the environment stack."""
+"""InClusterPlatform: priority classes, teams (namespace, quotas, limits, identity, access, network
+policy), the NVIDIA driver installer DaemonSet(s) and checkpoint storage, in the environment stack.
+
+Kubernetes objects come from ``model.k8s_manifests`` (the same manifests ``gke-accel manifests``
+writes) and are declared as typed ``kubernetes_*_v1`` resources, with the kubernetes provider
+configured from the cluster's endpoint, CA certificate and a ``google_client_config`` token.
+"""
 
 from __future__ import annotations
 
-from gke_accel.cdk._framework import Construct
+from typing import Any
+
+from gke_accel.cdk._framework import Construct, Fn
+from gke_accel.cdk._kubernetes import KubernetesProvider
+from gke_accel.cdk._providers import (
+    DataGoogleClientConfig,
+    ServiceAccount,
+    ServiceAccountIamMember,
+    StorageBucket,
+    StorageBucketIamMember,
+    StorageBucketIamMemberCondition,
+    bucket_structs,
+)
 from gke_accel.cdk.cluster import GkeCluster
+from gke_accel.cdk.kubernetes_objects import typed_resource
+from gke_accel.cdk.policy import skip_check
 from gke_accel.model.environment import EnvironmentPlan
+from gke_accel.model.k8s_manifests import WORKLOAD_KSA, platform_manifests
+from gke_accel.model.platform import team_namespace, team_service_account_id
+
+CHECKPOINT_ROLE = "roles/storage.objectUser"
+
+# Accepted findings on Google's driver installer DaemonSet, which this package reproduces as published.
+_INSTALLER_SKIPS = {
+    "CKV_K8S_29": "Google's installer manifest sets its security context per container (privileged), not per pod",
+}
+
+
+def checkpoint_bucket_name(plan: EnvironmentPlan) -> str:
+    return plan.spec.platform.checkpoints.bucket or f"{plan.spec.project_id}-{plan.name}-checkpoints"
+
+
+def object_id(manifest: dict[str, Any]) -> str:
+    meta = manifest["metadata"]
+    return "-".join(p for p in (manifest["kind"].lower(), meta.get("namespace", ""), meta["name"]) if p)
 
 
 class InClusterPlatform(Construct):
     def __init__(self, scope: Construct, id: str, *, plan: EnvironmentPlan, cluster: GkeCluster) -> None:
         super().__init__(scope, id)
+        spec = plan.spec
+        client = DataGoogleClientConfig(self, "client-config")
+        provider = KubernetesProvider(
+            self,
+            "kubernetes",
+            host=f"https://{cluster.endpoint}",
+            token=client.access_token,
+            cluster_ca_certificate=Fn.base64decode(cluster.ca_certificate),
+        )
+        self.manifests = platform_manifests(plan)
+        self.objects: dict[str, Any] = {}
+        namespaces: dict[str, Any] = {}
+        for manifest in self.manifests:
+            ns = manifest["metadata"].get("namespace")
+            extra: dict[str, Any] = {"provider": provider}
+            if ns in namespaces:
+                extra["depends_on"] = [namespaces[ns]]
+            if manifest["kind"] == "DaemonSet":
+                extra["wait_for_rollout"] = False  # GPU nodes may be scaled to zero
+            resource = typed_resource(self, object_id(manifest), manifest, **extra)
+            if manifest["kind"] == "Namespace":
+                namespaces[manifest["metadata"]["name"]] = resource
+            if manifest["kind"] == "DaemonSet":
+                for check_id, reason in _INSTALLER_SKIPS.items():
+                    skip_check(resource, check_id, reason)
+            self.objects[object_id(manifest)] = resource
+
+        bucket = None
+        if spec.platform.checkpoints.enabled:
+            bucket = self._checkpoint_bucket(plan, cluster)
+        for team in spec.teams:
+            self._team_identity(plan, cluster, team.name, team_namespace(team.name, team.namespace), bucket)
+
+    def _checkpoint_bucket(self, plan: EnvironmentPlan, cluster: GkeCluster) -> Any:
+        cp = plan.spec.platform.checkpoints
+        s = bucket_structs
+        bucket = StorageBucket(
+            self,
+            "checkpoints",
+            project=plan.spec.project_id,
+            name=checkpoint_bucket_name(plan),
+            location=(cp.location or plan.spec.region).upper(),
+            uniform_bucket_level_access=True,
+            public_access_prevention="enforced",
+            versioning=s.StorageBucketVersioning(enabled=True),
+            force_destroy=False,
+            labels=cluster.labels,
+            lifecycle_rule=[
+                s.StorageBucketLifecycleRule(
+                    action=s.StorageBucketLifecycleRuleAction(type="Delete"),
+                    condition=s.StorageBucketLifecycleRuleCondition(
+                        days_since_noncurrent_time=cp.noncurrent_version_days, with_state="ARCHIVED"
+                    ),
+                ),
+                s.StorageBucketLifecycleRule(
+                    action=s.StorageBucketLifecycleRuleAction(type="Delete"),
+                    condition=s.StorageBucketLifecycleRuleCondition(
+                        num_newer_versions=cp.noncurrent_versions_kept, with_state="ARCHIVED"
+                    ),
+                ),
+            ],
+        )
+        skip_check(
+            bucket,
+            "CKV_GCP_62",
+            "checkpoint reads and writes are audited with Cloud Audit Logs, not a separate access-log bucket",
+        )
+        return bucket
+
+    def _team_identity(
+        self, plan: EnvironmentPlan, cluster: GkeCluster, team: str, namespace: str, bucket: Any
+    ) -> None:
+        project = plan.spec.project_id
+        account = ServiceAccount(
+            self,
+            f"{team}-gsa",
+            project=project,
+            account_id=team_service_account_id(team, plan.name),
+            display_name=f"Workloads of team {team} ({plan.name})",
+        )
+        ServiceAccountIamMember(
+            self,
+            f"{team}-workload-identity",
+            service_account_id=account.name,
+            role="roles/iam.workloadIdentityUser",
+            member=f"serviceAccount:{project}.svc.id.goog[{namespace}/{WORKLOAD_KSA}]",
+            depends_on=[cluster.resource],  # the identity pool exists once the cluster does
+        )
+        if bucket is not None:
+            prefix = f"projects/_/buckets/{checkpoint_bucket_name(plan)}/objects/{team}/"
+            StorageBucketIamMember(
+                self,
+                f"{team}-checkpoints",
+                bucket=bucket.name,
+                role=CHECKPOINT_ROLE,
+                member=account.member,
+                condition=StorageBucketIamMemberCondition(
+                    title=f"{team} prefix only",
+                    description=f"Objects under {team}/ in the checkpoint bucket",
+                    expression=(
+                        f'resource.name.startsWith("{prefix}") || '
+                        f'api.getAttribute("storage.googleapis.com/objectListPrefix", "")'
+                        f'.startsWith("{team}/")'
+                    ),
+                ),
+            )

@@ -1,16 +1,67 @@
-"""Subcommand module: ``register(subparsers)`` adds its command to ``gke-accel``."""
+"""``gke-accel manifests``: the platform's Kubernetes objects as YAML (for GitOps users and
+reviewers), and the capacity-versus-quota table that ``synth`` prints."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
+import yaml
+
+from gke_accel.cli.common import EXIT_OK, add_env_args, selected_plans
+from gke_accel.cli.tables import render_table
 from gke_accel.model import EnvironmentPlan
+from gke_accel.model.capacity import capacity_rows
+from gke_accel.model.k8s_manifests import platform_manifests
+
+
+def capacity_table(plan: EnvironmentPlan) -> str:
+    rows = []
+    for row in capacity_rows(plan.pools, plan.spec.teams):
+        teams = ", ".join(f"{t} {n}" for t, n in sorted(row.team_quotas.items())) or "-"
+        status = "OVER-COMMITTED" if row.over_committed else "ok"
+        rows.append([row.accelerator, row.resource, f"{row.chips_min}-{row.chips_max}", row.quota_total, teams, status])
+    if not rows:
+        return ""
+    return render_table(
+        ["accelerator", "resource", "pools (min-max)", "team quotas", "by team", "check"],
+        rows,
+        "  capacity vs team quotas:",
+    )
 
 
 def synth_section(plan: EnvironmentPlan) -> str:
     """Text printed by ``gke-accel synth`` for one environment ("" for nothing)."""
-    return ""
+    parts = [capacity_table(plan)]
+    parts += [f"  warning: {w}" for w in plan.warnings]
+    return "\n".join(p for p in parts if p)
+
+
+def _file_name(manifest: dict[str, object]) -> str:
+    meta = manifest["metadata"]
+    assert isinstance(meta, dict)
+    ns = meta.get("namespace")
+    return f"{ns + '.' if ns else ''}{str(manifest['kind']).lower()}.{meta['name']}.yaml"
+
+
+def cmd_manifests(args: argparse.Namespace) -> int:
+    for plan in selected_plans(args):
+        manifests = platform_manifests(plan)
+        if args.out is None:
+            sys.stdout.write(f"# environment: {plan.name}\n")
+            sys.stdout.write(yaml.safe_dump_all(manifests, sort_keys=False))
+            continue
+        folder = Path(args.out) / plan.name
+        folder.mkdir(parents=True, exist_ok=True)
+        for manifest in manifests:
+            (folder / _file_name(manifest)).write_text(yaml.safe_dump(manifest, sort_keys=False))
+        print(f"{plan.name}: wrote {len(manifests)} manifests to {folder}")
+    return EXIT_OK
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add this module's subcommand(s)."""
+    p = sub.add_parser("manifests", help="write the platform's Kubernetes objects as YAML (no provider bindings)")
+    add_env_args(p)
+    p.add_argument("--out", help="folder to write <env>/<object>.yaml files to (default: print to stdout)")
+    p.set_defaults(func=cmd_manifests)

@@ -31,6 +31,7 @@ class EnvironmentPlan:
     cluster: ClusterPlan
     pools: tuple[NodePoolPlan, ...]
     source: str = ""
+    warnings: tuple[str, ...] = ()  # e.g. team quotas over-committing pool capacity
 
     @property
     def name(self) -> str:
@@ -86,7 +87,7 @@ def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalo
             issues=issues,
             catalog=catalog,
         )
-    check_platform(spec, pools, issues)
+    warnings = check_platform(spec, pools, issues)
     check_observability(spec, pools, issues)
     seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
     declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]
@@ -101,7 +102,7 @@ def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalo
             "tpu_pools", name, "is a derived slice pool name that clashes with another pool", "unique pool names"
         )
     issues.raise_if_any(source)
-    return EnvironmentPlan(spec=spec, cluster=cluster, pools=tuple(pools), source=source)
+    return EnvironmentPlan(spec=spec, cluster=cluster, pools=tuple(pools), source=source, warnings=tuple(warnings))
 
 
 def parse_environment(data: Any, *, source: str = "") -> EnvironmentSpec:

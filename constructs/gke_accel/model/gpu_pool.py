@@ -10,6 +10,7 @@ from gke_accel.model.consumption import plan_consumption
 from gke_accel.model.errors import IssueCollector
 from gke_accel.model.names import check_labels, check_pool_name, check_zones
 from gke_accel.model.node_pool import (
+    DRIVER_VARIANT_LABEL,
     GPU_RESOURCE,
     LABEL_PREFIX,
     SPOT_TAINT_KEY,
@@ -131,6 +132,75 @@ def _sharing(spec: GpuPoolSpec, path: str, catalog: Catalog, issues: IssueCollec
     return GpuSharing(strategy, spec.sharing.max_clients)
 
 
+DriverVersion = Literal["DEFAULT", "LATEST", "INSTALLATION_DISABLED"]
+
+
+def driver_variant(spec: GpuPoolSpec) -> str:
+    """The driver installer variant a daemonset-mode pool needs, e.g. ``cos-default``, ``ubuntu-r570``."""
+    os_name = "cos" if spec.image_type.startswith("COS") else "ubuntu"
+    return f"{os_name}-{spec.driver_version.lower()}"
+
+
+def _driver(
+    spec: GpuPoolSpec, hw: _Hardware | None, path: str, catalog: Catalog, issues: IssueCollector
+) -> DriverVersion:
+    """GKE's gpu_driver_version for the pool, and the driver rules: LATEST only on COS; pinned
+    branches only through the Ubuntu DaemonSet; the DaemonSet path disables GKE's installer."""
+    cos = spec.image_type in catalog.latest_driver_image_types
+    pinned = sorted(catalog.driver_installer.ubuntu_pinned)
+    where = f"{path}.driver_version"
+    if spec.driver_mode == "gke-managed":
+        if spec.driver_version == "latest" and not cos:
+            issues.bad(
+                where,
+                "latest",
+                f"needs a COS image, the pool uses {spec.image_type}",
+                ["default", "latest with image_type COS_CONTAINERD"],
+            )
+        elif spec.driver_version in pinned:
+            issues.bad(
+                where,
+                spec.driver_version,
+                "is a pinned driver branch: it needs driver_mode 'daemonset' with image_type UBUNTU_CONTAINERD",
+                ["default", "latest"],
+            )
+        elif spec.driver_version not in ("default", "latest"):
+            issues.bad(where, spec.driver_version, "is not a GKE driver version", ["default", "latest"])
+        return "LATEST" if spec.driver_version == "latest" else "DEFAULT"
+    valid = ["default", "latest"] if cos else ["default", *pinned]
+    if spec.driver_version not in valid:
+        why = (
+            "'latest' is a COS installer option; Ubuntu pins a branch"
+            if spec.driver_version == "latest"
+            else f"is not a driver version of the {'COS' if cos else 'Ubuntu'} installer DaemonSet"
+        )
+        issues.bad(
+            where, spec.driver_version, why if spec.driver_version != "latest" else f"is not possible: {why}", valid
+        )
+    if hw is not None and hw.model.accelerator_type in catalog.driver_installer.unsupported_models:
+        issues.bad(
+            f"{path}.driver_mode",
+            "daemonset",
+            f"has no installer variant here for {hw.model.accelerator_type}",
+            ["gke-managed"],
+        )
+    if spec.partition_size is not None and not cos:
+        issues.bad(
+            f"{path}.partition_size",
+            spec.partition_size,
+            "needs the COS installer's GPU partitioner: the Ubuntu DaemonSet has none",
+            "image_type COS_CONTAINERD, or driver_mode gke-managed",
+        )
+    if spec.partition_size is not None and spec.sharing is not None:
+        issues.bad(
+            f"{path}.sharing",
+            spec.sharing.strategy,
+            "cannot be combined with MIG partitions made by the driver DaemonSet on one pool",
+            "no sharing, or driver_mode gke-managed (GKE supports time-sharing on MIG partitions)",
+        )
+    return "INSTALLATION_DISABLED"
+
+
 def plan_gpu_pool(
     spec: GpuPoolSpec,
     *,
@@ -183,25 +253,7 @@ def plan_gpu_pool(
             )
     sharing = _sharing(spec, path, catalog, issues)
 
-    driver_version: Literal["DEFAULT", "LATEST", "INSTALLATION_DISABLED"]
-    if spec.driver_mode == "daemonset":
-        driver_version = "INSTALLATION_DISABLED"
-        if spec.driver_version != "default":
-            issues.bad(
-                f"{path}.driver_version",
-                spec.driver_version,
-                "is chosen by GKE only; with driver_mode 'daemonset' the DaemonSet picks the driver",
-                ["default"],
-            )
-    else:
-        driver_version = "LATEST" if spec.driver_version == "latest" else "DEFAULT"
-        if spec.driver_version == "latest" and spec.image_type not in catalog.latest_driver_image_types:
-            issues.bad(
-                f"{path}.driver_version",
-                "latest",
-                f"needs a COS image, the pool uses {spec.image_type}",
-                ["default"] + [f"latest with image_type {t}" for t in catalog.latest_driver_image_types],
-            )
+    driver_version = _driver(spec, hw, path, catalog, issues)
 
     if spec.node_count is not None:
         if spec.min_nodes is not None or spec.max_nodes is not None:
@@ -243,6 +295,8 @@ def plan_gpu_pool(
         f"{LABEL_PREFIX}/accelerator": hw.model.accelerator_type,
         **spec.labels,
     }
+    if spec.driver_mode == "daemonset":  # the installer DaemonSet for this variant selects these nodes
+        labels[DRIVER_VARIANT_LABEL] = driver_variant(spec)
     autoscaling = None if spec.node_count is not None else Autoscaling(low, high, False, consumption.location_policy)
     return [
         NodePoolPlan(

@@ -13,6 +13,7 @@ SYSTEM_TAINT_KEY = "components.gke.io/gke-managed-components"
 GPU_RESOURCE = "nvidia.com/gpu"
 TPU_RESOURCE = "google.com/tpu"
 LABEL_PREFIX = "gke-accel"
+DRIVER_VARIANT_LABEL = f"{LABEL_PREFIX}/driver-variant"
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,13 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from gke_accel.model.observability_spec import BudgetSpec, MonitoringSpec
-from gke_accel.model.platform_spec import TeamSpec
+from gke_accel.model.platform_spec import PlatformSpec, TeamSpec
 
 ConsumptionType = Literal["on-demand", "spot", "reservation", "queued", "flex-start"]
 ReservationAffinity = Literal["specific", "any", "none"]
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
 ImageType = Literal["COS_CONTAINERD", "UBUNTU_CONTAINERD"]
 DriverMode = Literal["gke-managed", "daemonset"]
-DriverVersion = Literal["default", "latest"]
 SharingStrategy = Literal["time-sharing", "mps"]
 Placement = Literal["none", "compact"]
 ExclusionScope = Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"]
@@ -89,7 +88,7 @@ class GpuPoolSpec:
     zones: tuple[str, ...] = ()
     image_type: ImageType = "COS_CONTAINERD"
     driver_mode: DriverMode = "gke-managed"
-    driver_version: DriverVersion = "default"
+    driver_version: str = "default"  # default | latest (COS) | a pinned branch such as R570 (Ubuntu DaemonSet)
     partition_size: str | None = None
     sharing: GpuSharingSpec | None = None
     placement: Placement = "none"
@@ -205,7 +204,8 @@ class EnvironmentSpec:
     gpu_pools: tuple[GpuPoolSpec, ...] = ()
     # In-cluster platform (teams, quotas, priority classes, checkpoints): model/platform_spec.py
     teams: tuple[TeamSpec, ...] = ()
-    strict_capacity: bool = False
+    strict_capacity: bool = False  # team quotas above pool capacity: error instead of warning
+    platform: PlatformSpec = field(default_factory=PlatformSpec)
     # Observability (alerts, dashboard, quota preferences, budget): model/observability_spec.py
     monitoring: MonitoringSpec = field(default_factory=MonitoringSpec)
     quota_preferences: bool = False

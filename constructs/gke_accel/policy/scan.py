@@ -39,6 +39,16 @@ class PolicyReport:
         return "\n".join(lines)
 
 
+def _resource_types(stacks_dir: Path) -> dict[tuple[str, str], str]:
+    """(stack, logical id) -> resource type, to name findings as ``<type>.<logical id>``."""
+    types: dict[tuple[str, str], str] = {}
+    for path in sorted(stacks_dir.glob("*/cdk.tf.json")):
+        for rtype, resources in json.loads(path.read_text()).get("resource", {}).items():
+            for logical_id in resources:
+                types[(path.parent.name, logical_id)] = rtype
+    return types
+
+
 def collect_skips(stacks_dir: Path) -> dict[tuple[str, str, str], str]:
     """(stack, logical id, check id) -> reason, from every resource's ``//`` block."""
     skips: dict[tuple[str, str, str], str] = {}
@@ -77,6 +87,7 @@ def _run_checkov(stacks_dir: Path) -> list[dict[str, Any]]:
 
 def scan_stacks(stacks_dir: Path) -> PolicyReport:
     skips = collect_skips(stacks_dir)
+    types = _resource_types(stacks_dir)
     report = PolicyReport()
     for result in _run_checkov(stacks_dir):
         if "results" not in result:  # checkov prints a bare summary when nothing was scanned
@@ -85,8 +96,9 @@ def scan_stacks(stacks_dir: Path) -> PolicyReport:
         for failed in result["results"].get("failed_checks", []):
             stack = Path(failed["file_path"]).parent.name
             logical_id = failed["resource"].split(".")[-1]
-            resource_type = failed.get("resource_address") or failed["resource"]
-            finding = Finding(stack, failed["check_id"], resource_type, failed.get("check_name", ""))
+            rtype = types.get((stack, logical_id))
+            address = f"{rtype}.{logical_id}" if rtype else failed["resource"]
+            finding = Finding(stack, failed["check_id"], address, failed.get("check_name", ""))
             reason = skips.get((stack, logical_id, failed["check_id"]))
             if reason:
                 report.skipped.append(Finding(finding.stack, finding.check_id, finding.resource, finding.title, reason))
