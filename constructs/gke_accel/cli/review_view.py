@@ -1,9 +1,62 @@
-"""Subcommand module: ``register(subparsers)`` adds its command to ``gke-accel``."""
+"""``gke-accel review --base <ref>``: what a pull request does to resources, capacity, quotas, cost
+and policy, from the synthesized stacks of the working tree and of the base revision.
+
+Exit codes: 0 no changes, 2 changes, 1 error; with ``--fail-on-destroy`` destructive changes exit 3.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
+
+from gke_accel.review.model import EXIT_ERROR
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    from gke_accel.review.compare import review_git
+    from gke_accel.review.git_base import BaseError
+    from gke_accel.review.render import to_json, to_markdown
+
+    try:
+        review = review_git(
+            args.base,
+            config_dir=Path(args.config_dir),
+            outdir=Path(args.outdir),
+            names=args.env or None,
+            policy=not args.no_policy,
+            force_subprocess=args.base_subprocess,
+        )
+    except BaseError as err:
+        print(f"review: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    markdown = to_markdown(review)
+    if args.markdown:
+        Path(args.markdown).write_text(markdown, encoding="utf-8")
+    else:
+        sys.stdout.write(markdown)
+    if args.json:
+        Path(args.json).write_text(to_json(review, fail_on_destroy=args.fail_on_destroy), encoding="utf-8")
+    for error in review.errors:
+        print(error, file=sys.stderr)
+    return review.exit_code(fail_on_destroy=args.fail_on_destroy)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add this module's subcommand(s)."""
+    """Add ``review``."""
+    p = sub.add_parser(
+        "review",
+        help="compare the working tree with a base revision: resources, capacity, quotas, cost, policy",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--base", required=True, help="git ref of the base revision (e.g. origin/main)")
+    p.add_argument("--env", action="append", help="environment name (repeatable); default: all")
+    p.add_argument("--config-dir", default="config", help="folder with <env>.yaml files (default: config)")
+    p.add_argument("--outdir", default="cdktf.out", help="where the head is synthesized (default: cdktf.out)")
+    p.add_argument("--markdown", metavar="FILE", help="write the Markdown here instead of stdout")
+    p.add_argument("--json", metavar="FILE", help="also write the review as JSON")
+    p.add_argument("--fail-on-destroy", action="store_true", help="exit 3 when anything is destroyed or replaced")
+    p.add_argument("--no-policy", action="store_true", help="skip the checkov comparison")
+    p.add_argument("--base-subprocess", action="store_true", help="synthesize the base in a separate process (slower)")
+    p.set_defaults(func=cmd_review)

@@ -1,0 +1,137 @@
+"""Put a review together: synthesize both sides, diff each stack, compare facts and policy findings."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from .build import SideResult, synth_current
+from .diff import diff_stack
+from .git_base import BaseError, git, resolve, synth_base, worktree
+from .model import PolicyChange, Review, StackReview
+
+
+def compare_sides(base: SideResult, head: SideResult, *, base_ref: str, head_ref: str) -> Review:
+    """The review of two synthesized sides (no policy scan; see ``add_policy``)."""
+    review = Review(base_ref=base_ref, head_ref=head_ref)
+    tpu = set(base.tpu_machine_types) | set(head.tpu_machine_types)
+    envs = sorted(set(base.stacks) | set(head.stacks) | set(base.errors) | set(head.errors))
+    for env in envs:
+        if env in head.errors:
+            review.errors.append(f"head: {head.errors[env]}")
+            review.stacks.append(StackReview(env, "error", error=f"the head config does not load:\n{head.errors[env]}"))
+            continue
+        if env in base.errors:
+            review.notes.append(f"base environment {env} does not load (the base is broken); shown as the head only")
+            review.stacks.append(
+                StackReview(
+                    env,
+                    "error",
+                    changes=diff_stack(None, head.stacks.get(env), tpu_machine_types=tpu),
+                    after=head.facts.get(env),
+                    error=f"the base config does not load, so nothing can be compared:\n{base.errors[env]}",
+                )
+            )
+            continue
+        before, after = base.stacks.get(env), head.stacks.get(env)
+        changes = diff_stack(before, after, tpu_machine_types=tpu)
+        stack = StackReview(env, "unchanged", changes, base.facts.get(env), head.facts.get(env))
+        if before is None:
+            stack.status = "added"
+        elif after is None:
+            stack.status = "removed"
+        elif stack.has_changes:
+            stack.status = "changed"
+        review.stacks.append(stack)
+    return review
+
+
+def add_policy(review: Review, base: SideResult, head: SideResult) -> None:
+    """Run checkov on both sides (in parallel) and record the findings new in the head and those resolved."""
+    from gke_accel.policy import scan_stacks
+
+    def scan(side: SideResult) -> set[PolicyChange]:
+        if not side.stacks:
+            return set()
+        report = scan_stacks(side.stacks_dir)
+        return {PolicyChange(f.stack, f.check_id, f.resource, f.title) for f in report.failed}
+
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            base_future, head_future = pool.submit(scan, base), pool.submit(scan, head)
+            old, new = base_future.result(), head_future.result()
+    except Exception as exc:  # checkov missing or failing: say so, do not hide the rest of the review
+        review.notes.append(f"policy scan unavailable: {exc}")
+        return
+    review.policy_checked = True
+
+    def key(f: PolicyChange) -> tuple[str, str, str]:
+        return (f.stack, f.check_id, f.resource)
+
+    old_keys, new_keys = {key(f) for f in old}, {key(f) for f in new}
+    by_stack = {s.name: s for s in review.stacks}
+    for finding in sorted(new, key=key):
+        if key(finding) not in old_keys and finding.stack in by_stack:
+            by_stack[finding.stack].new_findings.append(finding)
+    for finding in sorted(old, key=key):
+        if key(finding) not in new_keys and finding.stack in by_stack:
+            by_stack[finding.stack].resolved_findings.append(finding)
+
+
+def review_config_dirs(
+    base_config: Path, head_config: Path, workdir: Path, *, policy: bool = False, names: list[str] | None = None
+) -> Review:
+    """Two config folders synthesized with the code loaded now: the review without git."""
+    base = synth_current("base", base_config, workdir / "base", names)
+    head = synth_current("head", head_config, workdir / "head", names)
+    review = compare_sides(base, head, base_ref=str(base_config), head_ref=str(head_config))
+    if policy:
+        add_policy(review, base, head)
+    return review
+
+
+def review_git(
+    base_ref: str,
+    *,
+    config_dir: Path = Path("config"),
+    outdir: Path = Path("cdktf.out"),
+    names: list[str] | None = None,
+    policy: bool = True,
+    force_subprocess: bool = False,
+    repo: Path | None = None,
+) -> Review:
+    """The working tree (head) against ``base_ref``, checked out in a temporary worktree.
+
+    Raises BaseError when the ref or the base revision cannot be used at all."""
+    repo = Path(git(repo or Path.cwd(), "rev-parse", "--show-toplevel"))
+    commit = resolve(repo, base_ref)
+    head_commit = git(repo, "rev-parse", "--short", "HEAD")
+    dirty = bool(git(repo, "status", "--porcelain", "--untracked-files=no"))
+    head_config = config_dir if config_dir.is_absolute() else Path.cwd() / config_dir
+    try:
+        relative_config = head_config.resolve().relative_to(repo.resolve())
+    except ValueError as exc:
+        raise BaseError(f"--config-dir {config_dir} is not inside the repository {repo}") from exc
+    if outdir.exists():
+        shutil.rmtree(outdir / "stacks", ignore_errors=True)
+    head = synth_current("head", head_config, outdir, names)
+    scratch = Path(tempfile.mkdtemp(prefix="gke-accel-review-out-"))
+    try:
+        with worktree(repo, commit) as root:
+            base, notes = synth_base(
+                root, repo, root / relative_config, scratch / "base", names, force_subprocess=force_subprocess
+            )
+        review = compare_sides(
+            base,
+            head,
+            base_ref=f"{base_ref} ({commit[:12]})",
+            head_ref=f"{head_commit}{' + uncommitted changes' if dirty else ''}",
+        )
+        review.notes[:0] = notes or [f"base synthesized {base.method}"]
+        if policy:
+            add_policy(review, base, head)
+        return review
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -1,0 +1,153 @@
+"""Capacity, team quotas and cost of one environment plan, from whichever model code is loaded.
+
+Imports are lazy on purpose: when the base revision is synthesized in-process, ``gke_accel.model``
+is the BASE's model, so "before" is computed by the base's own code. The team-quota table
+(``gke_accel.model.capacity``) and the cost model (``gke_accel.model.cost``) are optional: without
+them the review shows pool capacity only, and no cost.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from .model import CapacityLine, EnvironmentFacts
+
+
+def _pool_capacity(plan: Any) -> list[CapacityLine]:
+    totals: dict[tuple[str, str], list[int]] = {}
+    for pool in plan.pools:
+        low, high = pool.chip_bounds()
+        entry = totals.setdefault((pool.resource, pool.accelerator), [0, 0])
+        entry[0] += low
+        entry[1] += high
+    return [CapacityLine(resource, accel, low, high) for (resource, accel), (low, high) in sorted(totals.items())]
+
+
+def _capacity_rows() -> Callable[[Any], Any] | None:
+    try:
+        from gke_accel.model.capacity import capacity_rows
+    except ImportError:
+        return None
+    function: Callable[..., Any] = capacity_rows
+    params = list(inspect.signature(function).parameters)
+
+    def rows(plan: Any) -> Any:
+        if params and params[0] == "plan":
+            return function(plan)
+        return function(plan.pools, getattr(plan.spec, "teams", ()))  # capacity_rows(pools, teams)
+
+    return rows
+
+
+def _estimate() -> Callable[[Any], Any] | None:
+    try:
+        from gke_accel.model.cost import estimate_environment
+    except ImportError:
+        return None
+    estimate: Callable[[Any], Any] = estimate_environment
+    return estimate
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _quota_capacity(plan: Any, rows_of: Callable[[Any], Any]) -> tuple[CapacityLine, ...]:
+    lines = (
+        CapacityLine(
+            str(r.resource),
+            str(r.accelerator),
+            int(r.chips_min),
+            int(r.chips_max),
+            int(r.quota_total),
+            {str(k): int(v) for k, v in dict(r.team_quotas).items()},
+            bool(r.over_committed),
+        )
+        for r in rows_of(plan)
+    )
+    return tuple(sorted(lines, key=lambda line: line.key))
+
+
+def _cost(plan: Any, estimate: Callable[[Any], Any]) -> dict[str, Any]:
+    data = estimate(plan).to_dict()
+    return {
+        "total_monthly_min": float(data.get("total_monthly_min") or 0.0),
+        "total_monthly_max": float(data.get("total_monthly_max") or 0.0),
+        "source_date": str(data.get("source_date", "")),
+        "pools": [
+            {
+                "name": str(p.get("name", "")),
+                "monthly_min": _number(p.get("monthly_min")),
+                "monthly_max": _number(p.get("monthly_max")),
+            }
+            for p in data.get("pools", [])
+        ],
+    }
+
+
+def environment_facts(plan: Any) -> EnvironmentFacts:
+    """Accelerator capacity (with team quotas when known) and monthly cost (when known) of a plan.
+
+    A failure of the optional models is reported in ``notes``, never fatal: the review still shows
+    pool capacity."""
+    notes: list[str] = []
+    capacity: tuple[CapacityLine, ...] | None = None
+    rows_of = _capacity_rows()
+    if rows_of is not None:
+        try:
+            capacity = _quota_capacity(plan, rows_of)
+        except Exception as exc:
+            notes.append(f"team quota table failed: {type(exc).__name__}: {exc}")
+            rows_of = None
+    if capacity is None:
+        capacity = tuple(_pool_capacity(plan))
+    cost = None
+    estimate = _estimate()
+    if estimate is not None:
+        try:
+            cost = _cost(plan, estimate)
+        except Exception as exc:
+            notes.append(f"cost model failed: {type(exc).__name__}: {exc}")
+    return EnvironmentFacts(capacity=capacity, quotas_known=rows_of is not None, cost=cost, notes=tuple(notes))
+
+
+def facts_to_dict(facts: EnvironmentFacts) -> dict[str, Any]:
+    return {
+        "capacity": [
+            {
+                "resource": c.resource,
+                "accelerator": c.accelerator,
+                "chips_min": c.chips_min,
+                "chips_max": c.chips_max,
+                "quota_total": c.quota_total,
+                "team_quotas": dict(c.team_quotas),
+                "over_committed": c.over_committed,
+            }
+            for c in facts.capacity
+        ],
+        "quotas_known": facts.quotas_known,
+        "cost": facts.cost,
+        "notes": list(facts.notes),
+    }
+
+
+def facts_from_dict(data: dict[str, Any]) -> EnvironmentFacts:
+    return EnvironmentFacts(
+        capacity=tuple(
+            CapacityLine(
+                c["resource"],
+                c["accelerator"],
+                int(c["chips_min"]),
+                int(c["chips_max"]),
+                c.get("quota_total"),
+                dict(c.get("team_quotas") or {}),
+                c.get("over_committed"),
+            )
+            for c in data.get("capacity", [])
+        ),
+        quotas_known=bool(data.get("quotas_known")),
+        cost=data.get("cost"),
+        notes=tuple(data.get("notes") or ()),
+    )

@@ -1,0 +1,163 @@
+"""The review as data: what changes per stack, what that does to capacity, quotas, cost and policy.
+
+Plain dataclasses, no rendering and no I/O: ``diff.py`` and ``compare.py`` build them,
+``render.py`` turns them into Markdown and JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Action = Literal["create", "update", "replace", "delete"]
+StackStatus = Literal["unchanged", "changed", "added", "removed", "error"]
+
+EXIT_NO_CHANGES, EXIT_ERROR, EXIT_CHANGES, EXIT_DESTRUCTIVE = 0, 1, 2, 3
+
+# Rendering order inside a stack: destructive first, then adds, then in-place changes.
+ACTION_ORDER: dict[Action, int] = {"delete": 0, "replace": 1, "create": 2, "update": 3}
+
+
+@dataclass(frozen=True)
+class AttributeChange:
+    path: str  # "node_config.machine_type", "node_config.guest_accelerator[0].count"
+    before: Any  # None when absent
+    after: Any
+    effect: str | None = None  # "force_new" | "identity" | "not_updatable" | "recreates_nodes" | None
+
+    @property
+    def forces_replacement(self) -> bool:
+        return self.effect in ("force_new", "identity", "not_updatable")
+
+
+@dataclass(frozen=True)
+class ResourceChange:
+    rtype: str
+    logical_id: str
+    action: Action
+    name: str = ""  # the resource's own name attribute, for people
+    attributes: tuple[AttributeChange, ...] = ()
+    accelerator_pool: bool = False
+    recreates_nodes: bool = False  # an in-place update that drains and recreates every node
+    previous_logical_id: str = ""  # a delete + create of the same name paired into a replace
+    skips_added: tuple[str, ...] = ()  # checkov checks newly skipped with a reason
+    skips_removed: tuple[str, ...] = ()
+
+    @property
+    def address(self) -> str:
+        return f"{self.rtype}.{self.logical_id}"
+
+    @property
+    def destructive(self) -> bool:
+        """Destroys something: a delete, a replace, or recreating every node of an accelerator pool."""
+        return self.action in ("delete", "replace") or (self.recreates_nodes and self.accelerator_pool)
+
+    @property
+    def replaced_by(self) -> list[AttributeChange]:
+        return [a for a in self.attributes if a.forces_replacement]
+
+    @property
+    def warning(self) -> str:
+        """Why a reviewer should care, in one line ("" when nothing special)."""
+        if self.rtype == "google_container_cluster" and self.action in ("delete", "replace"):
+            verb = "destroyed" if self.action == "delete" else "recreated"
+            return f"the cluster is {verb}: every node pool and every workload on it goes with it"
+        if self.rtype == "google_container_node_pool" and self.destructive:
+            if self.accelerator_pool:
+                return "accelerator pool: the jobs on it lose their nodes"
+            if self.action in ("delete", "replace"):
+                return "the pods on this pool lose their nodes"
+        if self.recreates_nodes:
+            return "every node is drained and recreated (node upgrade)"
+        return ""
+
+
+@dataclass(frozen=True)
+class CapacityLine:
+    """Accelerators of one kind in one environment, at the pools' smallest and largest size."""
+
+    resource: str  # nvidia.com/gpu | google.com/tpu
+    accelerator: str
+    chips_min: int
+    chips_max: int
+    quota_total: int | None = None  # sum of team quotas, when the capacity table exists
+    team_quotas: dict[str, int] = field(default_factory=dict)
+    over_committed: bool | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.resource, self.accelerator)
+
+
+@dataclass(frozen=True)
+class EnvironmentFacts:
+    """What the model says about one environment at one revision."""
+
+    capacity: tuple[CapacityLine, ...] = ()
+    quotas_known: bool = False  # gke_accel.model.capacity was importable
+    cost: dict[str, Any] | None = None  # EnvironmentCost.to_dict(), when the cost model exists
+    notes: tuple[str, ...] = ()  # an optional model that failed
+
+
+@dataclass(frozen=True)
+class PolicyChange:
+    stack: str
+    check_id: str
+    resource: str
+    title: str
+
+
+@dataclass
+class StackReview:
+    name: str
+    status: StackStatus
+    changes: list[ResourceChange] = field(default_factory=list)
+    before: EnvironmentFacts | None = None
+    after: EnvironmentFacts | None = None
+    new_findings: list[PolicyChange] = field(default_factory=list)
+    resolved_findings: list[PolicyChange] = field(default_factory=list)
+    error: str = ""  # why this stack could not be compared (broken base or head config)
+
+    def count(self, action: Action) -> int:
+        return sum(1 for c in self.changes if c.action == action)
+
+    @property
+    def destructive(self) -> list[ResourceChange]:
+        return [c for c in self.changes if c.destructive]
+
+    @property
+    def facts_changed(self) -> bool:
+        return self.before is not None and self.after is not None and self.before != self.after
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(self.changes) or self.facts_changed or self.status in ("added", "removed", "error")
+
+    def ordered_changes(self) -> list[ResourceChange]:
+        return sorted(self.changes, key=lambda c: (not c.destructive, ACTION_ORDER[c.action], c.address))
+
+
+@dataclass
+class Review:
+    base_ref: str
+    head_ref: str
+    stacks: list[StackReview] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # how the base was built, what was unavailable
+    errors: list[str] = field(default_factory=list)  # the head could not be built: exit 1
+    policy_checked: bool = False
+
+    @property
+    def has_changes(self) -> bool:
+        return any(s.has_changes for s in self.stacks)
+
+    @property
+    def destructive(self) -> list[tuple[str, ResourceChange]]:
+        return [(s.name, c) for s in self.stacks for c in s.destructive]
+
+    def exit_code(self, *, fail_on_destroy: bool = False) -> int:
+        """0 no changes, 2 changes, 1 error; 3 destructive changes with ``fail_on_destroy``."""
+        if self.errors:
+            return EXIT_ERROR
+        if fail_on_destroy and self.destructive:
+            return EXIT_DESTRUCTIVE
+        return EXIT_CHANGES if self.has_changes else EXIT_NO_CHANGES
