@@ -56,10 +56,10 @@ def _check_channels(m: MonitoringSpec, issues: IssueCollector) -> None:
         values = {"address": ch.address, "service_key_variable": ch.service_key_variable, "url": ch.url}
         for key, value in values.items():
             if key != needed and value is not None:
-                issues.bad(f"{p}.{key}", value, f"is not used by a {ch.type} channel", f"only {needed}")
+                issues.bad(f"{p}.{key}", value, f"is not used by {ch.type} channels", f"only {needed}")
         value = values[needed]
         if value is None:
-            issues.bad(f"{p}.{needed}", None, f"is required for a {ch.type} channel")
+            issues.bad(f"{p}.{needed}", None, f"is required for {ch.type} channels")
         elif ch.type == "email" and not EMAIL.match(value):
             issues.bad(f"{p}.address", value, "is not an email address", "e.g. ml-oncall@example.com")
         elif ch.type == "pagerduty" and not TF_VARIABLE.match(value):
