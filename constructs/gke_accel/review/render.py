@@ -48,6 +48,16 @@ def _value(value: Any) -> str:
     return "`" + text.replace("|", "\\|").replace("`", "'") + "`"
 
 
+def _pair(before: Any, after: Any) -> tuple[str, str]:
+    """Both values; for two long strings, the stretch around their first difference."""
+    if isinstance(before, str) and isinstance(after, str) and max(len(before), len(after)) > MAX_VALUE:
+        start = next((i for i, (x, y) in enumerate(zip(before, after, strict=False)) if x != y), 0)
+        start = max(0, min(start, len(before), len(after)) - 20)
+        if start:
+            return _value("…" + before[start:]), _value("…" + after[start:])
+    return _value(before), _value(after)
+
+
 def _who(change: ResourceChange) -> str:
     return f"`{change.address}`" + (f" ({change.name})" if change.name else "")
 
@@ -83,8 +93,9 @@ def _attribute_table(changes: list[ResourceChange]) -> list[str]:
         "|---|---|---|---|---|",
     ]
     for change, attr in rows:
+        before, after = _pair(attr.before, attr.after)
         out.append(
-            f"| `{change.logical_id}` | `{attr.path}` | {_value(attr.before)} | {_value(attr.after)} "
+            f"| `{change.logical_id}` | `{attr.path}` | {before} | {after} "
             f"| {_EFFECT_LABEL.get(attr.effect or '', 'in place')} |"
         )
     out += ["", "</details>"]
@@ -139,11 +150,10 @@ def _quota_section(old: dict[tuple[str, str], CapacityLine], new: dict[tuple[str
         elif a is not None and a.over_committed:
             warnings.append(f"- {key[1]}: no longer over-committed (quotas {b.quota_total if b else 0})")
     out = ["", "**Team quotas** (requested chips or GPUs)", ""]
-    if rows:
-        out += ["| accelerator | team | before | after |", "|---|---|---|---|", *rows]
-    else:
-        out.append("No team quotas.")
-    out += ["", *warnings] if warnings else ["", "Capacity covers every team quota."]
+    if not rows:
+        return [*out, "No team quotas."]
+    out += ["| accelerator | team | before | after |", "|---|---|---|---|", *rows]
+    out += ["", *warnings] if warnings else ["", "Pool capacity covers every team quota."]
     return out
 
 
