@@ -51,8 +51,8 @@ def test_dev_turns_deletion_protection_off(shipped: dict[str, Any]) -> None:
 
 def test_nodes_use_a_dedicated_least_privilege_service_account(shipped: dict[str, Any]) -> None:
     doc = shipped["dev"]
-    [account] = resources(doc, "google_service_account")
-    assert account["account_id"] == "ml-dev-nodes"
+    account = one(doc, "google_service_account", account_id="ml-dev-nodes")
+    assert account["project"] == "acme-ml-dev"
     roles = {m["role"] for m in resources(doc, "google_project_iam_member")}
     assert roles == {
         "roles/logging.logWriter",
@@ -64,7 +64,7 @@ def test_nodes_use_a_dedicated_least_privilege_service_account(shipped: dict[str
     }
     for pool in resources(doc, "google_container_node_pool"):
         node = pool["node_config"]
-        assert "google_service_account" in node["service_account"]
+        assert node["service_account"].startswith("${google_service_account.cluster_node-sa_account_")
         assert node["shielded_instance_config"] == {"enable_integrity_monitoring": True, "enable_secure_boot": True}
         assert node["workload_metadata_config"]["mode"] == "GKE_METADATA"
         assert node["metadata"]["disable-legacy-endpoints"] == "true"

@@ -1,0 +1,188 @@
+"""The platform's Kubernetes objects: valid against the API schema of the cluster's minor version
+(strict: unknown fields are errors), and saying what the platform promises."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+
+from gke_accel.cli.main import main
+from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
+from gke_accel.model.k8s_manifests import platform_manifests, quota_key
+from helpers import base_config, set_path, to_yaml
+
+CONFIG = Path(__file__).resolve().parents[2] / "config"
+ENVS = ("dev", "staging", "prod")
+
+
+def plan_of(env: str) -> EnvironmentPlan:
+    return load_environment(CONFIG / f"{env}.yaml")
+
+
+def by_kind(manifests: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [m for m in manifests if m["kind"] == kind]
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_every_object_validates_strictly_against_the_cluster_version(env: str) -> None:
+    plan = plan_of(env)
+    manifests = platform_manifests(plan)
+    assert len(manifests) >= 10
+    for manifest in manifests:
+        kubernetes_validate.validate(manifest, plan.spec.platform.kubernetes_version, strict=True)
+
+
+def test_strict_validation_catches_an_unknown_field() -> None:
+    manifest = by_kind(platform_manifests(plan_of("dev")), "ResourceQuota")[0]
+    manifest = {**manifest, "spec": {**manifest["spec"], "hardd": {}}}
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(manifest, "1.33", strict=True)
+
+
+def test_quota_keys_for_accelerators_use_the_requests_prefix_only() -> None:
+    quotas = by_kind(platform_manifests(plan_of("dev")), "ResourceQuota")
+    [compute] = [q for q in quotas if (q["metadata"]["name"], q["metadata"]["namespace"]) == ("compute", "nlp")]
+    assert compute["spec"]["hard"] == {
+        "requests.cpu": "32",
+        "requests.memory": "128Gi",
+        "pods": "200",
+        "requests.nvidia.com/gpu": "2",
+        "requests.google.com/tpu": "4",
+    }
+    for quota in quotas:
+        assert not {"nvidia.com/gpu", "google.com/tpu", "limits.nvidia.com/gpu"} & set(quota["spec"]["hard"])
+    with pytest.raises(AssertionError):
+        quota_key("nvidia.com/gpus")
+
+
+def test_quota_sums_gpu_models_into_one_kubernetes_resource() -> None:
+    data = set_path(
+        base_config(),
+        "gpu_pools",
+        [{"name": "l4", "gpu": "l4", "max_nodes": 4}, {"name": "t4", "gpu": "t4", "max_nodes": 4}],
+    )
+    data["teams"] = [{"name": "nlp", "google_group": "g@acme.example.com", "accelerators": {"l4": 3, "t4": 2}}]
+    manifests = platform_manifests(load_environment_text(to_yaml(data)))
+    [compute] = [m for m in by_kind(manifests, "ResourceQuota") if m["metadata"]["name"] == "compute"]
+    assert compute["spec"]["hard"]["requests.nvidia.com/gpu"] == "5"
+
+
+def test_priority_classes_let_inference_preempt_and_batch_never() -> None:
+    classes = {m["metadata"]["name"]: m for m in by_kind(platform_manifests(plan_of("dev")), "PriorityClass")}
+    assert classes["inference"]["value"] > classes["training"]["value"] > classes["batch"]["value"]
+    assert classes["inference"]["preemptionPolicy"] == "PreemptLowerPriority"
+    assert classes["batch"]["preemptionPolicy"] == "Never"
+    assert [n for n, c in classes.items() if c["globalDefault"]] == ["training"]
+
+
+def test_a_team_restricted_to_some_classes_gets_a_zero_pod_quota_for_the_others() -> None:
+    manifests = platform_manifests(plan_of("dev"))
+    [restriction] = [m for m in by_kind(manifests, "ResourceQuota") if m["metadata"]["name"] == "priority-classes"]
+    assert restriction["metadata"]["namespace"] == "vision"
+    assert restriction["spec"] == {
+        "hard": {"pods": "0"},
+        "scopeSelector": {
+            "matchExpressions": [{"scopeName": "PriorityClass", "operator": "NotIn", "values": ["training", "batch"]}]
+        },
+    }
+
+
+def test_team_identity_access_and_isolation() -> None:
+    manifests = platform_manifests(plan_of("dev"))
+    [ksa] = [m for m in by_kind(manifests, "ServiceAccount") if m["metadata"]["namespace"] == "nlp"]
+    assert ksa["metadata"]["annotations"] == {
+        "iam.gke.io/gcp-service-account": "nlp-dev-wi@acme-ml-dev.iam.gserviceaccount.com"
+    }
+    [binding] = [m for m in by_kind(manifests, "RoleBinding") if m["metadata"]["namespace"] == "nlp"]
+    assert binding["roleRef"]["name"] == "edit"
+    assert binding["subjects"] == [
+        {"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": "ml-nlp@acme.example.com"}
+    ]
+    [policy] = [m for m in by_kind(manifests, "NetworkPolicy") if m["metadata"]["namespace"] == "nlp"]
+    assert policy["spec"]["policyTypes"] == ["Ingress"] and policy["spec"]["podSelector"] == {}
+    assert {"podSelector": {}} in policy["spec"]["ingress"][0]["from"]
+    [limits] = [m for m in by_kind(manifests, "LimitRange") if m["metadata"]["namespace"] == "nlp"]
+    container = limits["spec"]["limits"][0]
+    assert container["max"] == {"nvidia.com/gpu": "1", "google.com/tpu": "4"}
+    assert "nvidia.com/gpu" not in container["default"]
+
+
+def test_staging_driver_installer_follows_googles_cos_manifest() -> None:
+    [ds] = by_kind(platform_manifests(plan_of("staging")), "DaemonSet")
+    assert (ds["metadata"]["name"], ds["metadata"]["namespace"]) == ("nvidia-driver-installer", "kube-system")
+    pod = ds["spec"]["template"]["spec"]
+    assert pod["priorityClassName"] == "system-node-critical"
+    assert pod["tolerations"] == [{"operator": "Exists"}]
+    assert pod["hostNetwork"] is True and pod["hostPID"] is True
+    terms = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    for term in terms:
+        keys = {e["key"]: e["operator"] for e in term["matchExpressions"]}
+        assert keys["cloud.google.com/gke-accelerator"] == "Exists"
+        assert keys["gke-accel/driver-variant"] == "In"
+    assert {t["matchExpressions"][1]["operator"] for t in terms} == {"DoesNotExist", "In"}
+    [installer] = pod["initContainers"]  # no MIG pool: no partitioner
+    assert installer["image"] == "cos-nvidia-installer:fixed" and installer["imagePullPolicy"] == "Never"
+    assert "@sha256:" in pod["containers"][0]["image"]
+
+
+def test_staging_daemonset_pool_disables_gke_installer_and_carries_the_variant_label() -> None:
+    [pool] = [p for p in plan_of("staging").pools if p.name == "l4-serve"]
+    assert pool.guest_accelerator is not None and pool.guest_accelerator.driver_version == "INSTALLATION_DISABLED"
+    assert pool.labels["gke-accel/driver-variant"] == "cos-default"
+
+
+def test_ubuntu_pinned_and_mig_variants_side_by_side() -> None:
+    data = set_path(
+        base_config(),
+        "gpu_pools",
+        [
+            {
+                "name": "mig",
+                "gpu": "a100",
+                "partition_size": "1g.5gb",
+                "driver_mode": "daemonset",
+                "driver_version": "latest",
+            },
+            {
+                "name": "ubu",
+                "gpu": "l4",
+                "driver_mode": "daemonset",
+                "image_type": "UBUNTU_CONTAINERD",
+                "driver_version": "R570",
+            },
+        ],
+    )
+    data["platform"] = {"driver_installer": {"multiple_variants": True}}
+    daemonsets = {
+        d["metadata"]["name"]: d for d in by_kind(platform_manifests(load_environment_text(to_yaml(data))), "DaemonSet")
+    }
+    assert set(daemonsets) == {"nvidia-driver-installer-cos-latest", "nvidia-driver-installer-ubuntu-r570"}
+    cos = daemonsets["nvidia-driver-installer-cos-latest"]["spec"]["template"]["spec"]
+    assert [c["name"] for c in cos["initContainers"]] == ["nvidia-driver-installer", "partition-gpus"]
+    assert "--version=latest" in cos["initContainers"][0]["command"][2]
+    assert cos["initContainers"][1]["image"].startswith("gcr.io/gke-release/nvidia-partition-gpu@sha256:")
+    ubuntu = daemonsets["nvidia-driver-installer-ubuntu-r570"]["spec"]["template"]["spec"]
+    assert ubuntu["initContainers"][0]["env"] == [{"name": "NVIDIA_DRIVER_VERSION", "value": "570.124.06"}]
+    assert "hostPID" not in ubuntu
+    for ds in daemonsets.values():
+        kubernetes_validate.validate(ds, "1.33", strict=True)
+
+
+def test_over_commit_is_a_warning_by_default() -> None:
+    data = base_config()
+    data["teams"] = [{"name": "nlp", "google_group": "g@acme.example.com", "accelerators": {"l4": 5}}]
+    plan = load_environment_text(to_yaml(data))
+    assert plan.warnings == (
+        "over-commit: team quotas for nvidia-l4 add up to 5 GPUs, but the pools provide at most 2",
+    )
+
+
+def test_manifests_command_writes_yaml_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["manifests", "--config-dir", str(CONFIG), "--env", "staging", "--out", str(tmp_path)]) == 0
+    files = sorted(p.name for p in (tmp_path / "staging").iterdir())
+    assert "kube-system.daemonset.nvidia-driver-installer.yaml" in files and "nlp.resourcequota.compute.yaml" in files
+    assert main(["manifests", "--config-dir", str(CONFIG), "--env", "dev"]) == 0
+    assert "kind: PriorityClass" in capsys.readouterr().out
