@@ -7,7 +7,8 @@ For each cdktf.out/stacks/<env>/ (each keeps its own .terraform data dir) runs
     terraform init -backend=false -input=false
     terraform validate -json
 prints one summary line per stack and every diagnostic, and exits 1 if any
-stack failed init, or has any error OR warning.
+stack failed init, or has any error OR warning. Stacks with a local backend (dev) are
+also planned offline: `terraform plan -refresh=false` with a placeholder access token.
 
 Env: TERRAFORM  terraform command (default `terraform`; may hold arguments,
                 e.g. "python tools/terraform/terraform_shim.py").
@@ -52,6 +53,21 @@ def validate(stack: Path, tf, env):
     return result, time.monotonic() - t0
 
 
+def offline_plan(stack: Path, tf, env):
+    """`terraform plan -refresh=false` for a stack with a local backend, fully offline: a placeholder
+    access token satisfies the google provider's credential lookup; nothing is refreshed or applied."""
+    backend = json.loads((stack / "cdk.tf.json").read_text()).get("terraform", {}).get("backend", {})
+    if "local" not in backend:
+        return None
+    plan_env = dict(env, GOOGLE_OAUTH_ACCESS_TOKEN="offline-plan-placeholder")
+    init = run([*tf, "init", "-input=false", "-no-color"], stack, plan_env)
+    if init.returncode != 0:
+        return False, (init.stdout + init.stderr).strip()[-2000:]
+    plan = run([*tf, "plan", "-refresh=false", "-lock=false", "-input=false", "-no-color"], stack, plan_env)
+    summary = [line for line in plan.stdout.splitlines() if line.startswith(("Plan:", "No changes"))]
+    return plan.returncode == 0, (summary[0] if summary else (plan.stdout + plan.stderr).strip()[-2000:])
+
+
 def main() -> int:
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "cdktf.out").resolve()
     stacks = sorted(p.parent for p in (out / "stacks").glob("*/cdk.tf.json"))
@@ -80,6 +96,11 @@ def main() -> int:
         for d in res.get("diagnostics", []):
             print(fmt_diag(d))
         failed |= bool(errs or warns or not res.get("valid"))
+        planned = offline_plan(stack, tf, env) if res.get("valid") and not errs else None
+        if planned is not None:
+            ok, text = planned
+            print(f"{'':<20} offline plan (-refresh=false): {text if ok else 'FAILED: ' + text}")
+            failed |= not ok
     return 1 if failed else 0
 
 
