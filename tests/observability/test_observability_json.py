@@ -253,3 +253,14 @@ def test_budget_label_filter(synth: Any) -> None:
     assert b["budget_filter"]["labels"] == {"team": "ml"}
     assert [r["spend_basis"] for r in b["threshold_rules"]] == ["CURRENT_SPEND"] * 3
     assert "monitoring_notification_channels" not in b["all_updates_rule"]
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_shipped_driver_installer_alert_follows_daemonset_pools(shipped: dict[str, Any], env: str) -> None:
+    from pathlib import Path
+
+    from gke_accel.model import load_environment
+
+    plan = load_environment(Path(__file__).resolve().parents[2] / "config" / f"{env}.yaml")
+    daemonset = any(p.driver_mode == "daemonset" for p in plan.pools)
+    assert ("gpu-driver-installer" in alerts(shipped[env])) == daemonset
