@@ -20,7 +20,16 @@ class EnvironmentStack(TerraformStack):
             GcsBackend(self, bucket=spec.backend.bucket or "", prefix=plan.state_prefix)
         else:
             LocalBackend(self, path=f"terraform.{spec.environment}.tfstate")
-        GoogleProvider(self, "google", project=spec.project_id, region=spec.region)
+        # Bill API quota to the project: budgets and quota preferences need a quota project when
+        # applied with user credentials.
+        GoogleProvider(
+            self,
+            "google",
+            project=spec.project_id,
+            region=spec.region,
+            user_project_override=True,
+            billing_project=spec.project_id,
+        )
         self.cluster = GkeCluster(
             self, "cluster", project=spec.project_id, region=spec.region, spec=spec.cluster, labels=labels
         )

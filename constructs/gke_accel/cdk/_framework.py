@@ -4,7 +4,17 @@ Moving to the maintained fork (CDK Terrain: ``cdktn``) means changing the import
 ``_providers.py`` only.
 """
 
-from cdktf import App, Fn, GcsBackend, LocalBackend, TerraformOutput, TerraformStack, Testing
+from cdktf import App, Fn, GcsBackend, LocalBackend, TerraformOutput, TerraformStack, TerraformVariable, Testing
 from constructs import Construct
 
-__all__ = ["App", "Construct", "Fn", "GcsBackend", "LocalBackend", "TerraformOutput", "TerraformStack", "Testing"]
+__all__ = [
+    "App",
+    "Construct",
+    "Fn",
+    "GcsBackend",
+    "LocalBackend",
+    "TerraformOutput",
+    "TerraformStack",
+    "TerraformVariable",
+    "Testing",
+]

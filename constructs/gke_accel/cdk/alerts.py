@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from gke_accel.cdk._framework import Construct, TerraformStack
+from gke_accel.cdk._framework import Construct, TerraformVariable
 from gke_accel.cdk._providers import MonitoringAlertPolicy, MonitoringNotificationChannel, alert_structs
 from gke_accel.cdk._providers import MonitoringNotificationChannelSensitiveLabels as SensitiveLabels
 from gke_accel.model.alerts import AlertCondition, AlertPlan
@@ -28,7 +28,6 @@ class NotificationChannels(Construct):
         super().__init__(scope, id)
         self.names: dict[str, str] = {}
         self.ids: dict[str, str] = {}
-        stack = TerraformStack.of(self)
         for ch in plan.spec.monitoring.notification_channels:
             channel_labels: dict[str, str] = {}
             sensitive = None
@@ -38,15 +37,15 @@ class NotificationChannels(Construct):
             elif ch.type == "pagerduty":
                 kind = "pagerduty"
                 var = ch.service_key_variable or ""
-                stack.add_override(
-                    f"variable.{var}",
-                    {
-                        "type": "string",
-                        "sensitive": True,
-                        "description": f"PagerDuty integration key for channel {ch.name} (set TF_VAR_{var})",
-                    },
+                key = TerraformVariable(
+                    self,
+                    f"{ch.name}-service-key",
+                    type="string",
+                    sensitive=True,
+                    description=f"PagerDuty integration key for channel {ch.name} (set TF_VAR_{var})",
                 )
-                sensitive = SensitiveLabels(service_key=f"${{var.{var}}}")
+                key.override_logical_id(var)  # the name users set with TF_VAR_<name>
+                sensitive = SensitiveLabels(service_key=key.string_value)
             else:
                 kind = "webhook_tokenauth"
                 channel_labels["url"] = ch.url or ""
