@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 import yaml
+
+from gke_accel.model import ConfigError, load_environment_text
+
+OMIT: Any = object()  # with set_path: remove the key instead of setting it
 
 
 def base_config() -> dict[str, Any]:
@@ -37,9 +43,45 @@ def set_path(data: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     last = parts[-1]
     if isinstance(node, list):
         node[int(last)] = value
+    elif value is OMIT:
+        node.pop(last, None)
     else:
         node[last] = value
     return out
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A validation rule's test case: ``setup`` applies first; ``path`` set to ``good`` must load,
+    set to ``bad`` must fail with an issue at ``issue_path`` whose rendering contains ``text``."""
+
+    id: str
+    path: str
+    good: Any
+    bad: Any
+    issue_path: str
+    text: str
+    setup: dict[str, Any] = field(default_factory=dict)
+
+
+def rule_config(rule: Rule, value: Any) -> dict[str, Any]:
+    data = base_config()
+    for path, v in rule.setup.items():
+        data = set_path(data, path, v)
+    return set_path(data, rule.path, value)
+
+
+def assert_rule_accepts(rule: Rule) -> None:
+    load_environment_text(to_yaml(rule_config(rule, rule.good)))
+
+
+def assert_rule_rejects(rule: Rule) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_environment_text(to_yaml(rule_config(rule, rule.bad)))
+    matching = [i for i in info.value.issues if i.path == rule.issue_path]
+    assert matching, f"no issue at {rule.issue_path}; got: {info.value.render()}"
+    rendered = " ".join(i.render() for i in matching)
+    assert rule.text in rendered, rendered
 
 
 def to_yaml(data: dict[str, Any]) -> str:

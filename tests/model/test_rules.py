@@ -6,25 +6,9 @@ issue at the expected path whose message contains the expected text). ``setup`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 import pytest
 
-from gke_accel.model import ConfigError, load_environment_text
-from helpers import base_config, set_path, to_yaml
-
-
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    path: str
-    good: Any
-    bad: Any
-    issue_path: str
-    text: str
-    setup: dict[str, Any] = field(default_factory=dict)
-
+from helpers import Rule, assert_rule_accepts, assert_rule_rejects
 
 TPU = "tpu_pools[0]"
 GPU = "gpu_pools[0]"
@@ -725,30 +709,14 @@ RULES = [
 ]
 
 
-def _load(data: dict[str, Any]) -> None:
-    load_environment_text(to_yaml(data))
-
-
-def _apply(rule: Rule, value: Any) -> dict[str, Any]:
-    data = base_config()
-    for path, v in rule.setup.items():
-        data = set_path(data, path, v)
-    return set_path(data, rule.path, value)
-
-
 @pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
 def test_rule_accepts_good_value(rule: Rule) -> None:
-    _load(_apply(rule, rule.good))
+    assert_rule_accepts(rule)
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
 def test_rule_rejects_bad_value(rule: Rule) -> None:
-    with pytest.raises(ConfigError) as info:
-        _load(_apply(rule, rule.bad))
-    matching = [i for i in info.value.issues if i.path == rule.issue_path]
-    assert matching, f"no issue at {rule.issue_path}; got: {info.value.render()}"
-    rendered = " ".join(i.render() for i in matching)
-    assert rule.text in rendered, rendered
+    assert_rule_rejects(rule)
 
 
 def test_rule_ids_are_unique() -> None:

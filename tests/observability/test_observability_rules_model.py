@@ -7,25 +7,10 @@ Same shape as tests/model/test_rules.py: ``setup`` applies first, then ``path`` 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 import pytest
 
 from gke_accel.model import ConfigError, load_environment_text
-from helpers import base_config, set_path, to_yaml
-
-
-@dataclass(frozen=True)
-class Rule:
-    id: str
-    path: str
-    good: Any
-    bad: Any
-    issue_path: str
-    text: str
-    setup: dict[str, Any] = field(default_factory=dict)
-
+from helpers import OMIT, Rule, assert_rule_accepts, assert_rule_rejects, base_config, set_path, to_yaml
 
 CH = "monitoring.notification_channels"
 ONCALL = {"name": "oncall", "type": "email", "address": "oncall@example.com"}
@@ -203,7 +188,7 @@ RULES = [
     ),
     Rule("auto-close", f"{TH}.auto_close_seconds", 1800, 900, f"{TH}.auto_close_seconds", "1800 to 604800"),
     Rule(
-        "threshold-unknown-key", f"{TH}.gpu_idle_pct", None, 5, f"{TH}.gpu_idle_pct", "did you mean 'gpu_idle_percent'?"
+        "threshold-unknown-key", f"{TH}.gpu_idle_pct", OMIT, 5, f"{TH}.gpu_idle_pct", "did you mean 'gpu_idle_percent'?"
     ),
     # --- quota preferences ---
     Rule(
@@ -318,27 +303,14 @@ RULES = [
 ]
 
 
-def _config(rule: Rule, value: Any) -> dict[str, Any]:
-    data = base_config()
-    for path, v in rule.setup.items():
-        data = set_path(data, path, v)
-    if value is None and rule.path.rsplit(".", 1)[-1] not in ("address", "quota_contact", "billing_account"):
-        return data  # "leave the key out"
-    return set_path(data, rule.path, value)
-
-
 @pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
 def test_rule_accepts_the_good_value(rule: Rule) -> None:
-    load_environment_text(to_yaml(_config(rule, rule.good)))
+    assert_rule_accepts(rule)
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
 def test_rule_rejects_the_bad_value_with_path_value_and_valid(rule: Rule) -> None:
-    with pytest.raises(ConfigError) as err:
-        load_environment_text(to_yaml(_config(rule, rule.bad)))
-    found = [i for i in err.value.issues if i.path == rule.issue_path]
-    assert found, f"no issue at {rule.issue_path}: {err.value.render()}"
-    assert any(rule.text in i.message or rule.text in i.valid for i in found), err.value.render()
+    assert_rule_rejects(rule)
 
 
 def test_rule_ids_are_unique() -> None:

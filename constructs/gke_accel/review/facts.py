@@ -8,7 +8,6 @@ them the review shows pool capacity only, and no cost.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -26,17 +25,13 @@ def _pool_capacity(plan: Any) -> list[CapacityLine]:
 
 
 def _capacity_rows() -> Callable[[Any], Any] | None:
-    try:
+    try:  # absent in revisions older than the team-quota work
         from gke_accel.model.capacity import capacity_rows
     except ImportError:
         return None
-    function: Callable[..., Any] = capacity_rows
-    params = list(inspect.signature(function).parameters)
 
     def rows(plan: Any) -> Any:
-        if params and params[0] == "plan":
-            return function(plan)
-        return function(plan.pools, getattr(plan.spec, "teams", ()))  # capacity_rows(pools, teams)
+        return capacity_rows(plan.pools, plan.spec.teams)
 
     return rows
 
