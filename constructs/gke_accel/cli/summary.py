@@ -7,15 +7,9 @@ from gke_accel.model import EnvironmentPlan, NodePoolPlan
 
 
 def consumption_label(pool: NodePoolPlan) -> str:
-    if pool.spot:
-        return "spot"
-    if pool.flex_start:
-        return "flex-start"
-    if pool.queued:
-        return "queued"
-    if pool.reservation is not None and pool.reservation.consume != "NO_RESERVATION":
+    if pool.consumption == "reservation" and pool.reservation is not None:
         return "reservation" + (f" {pool.reservation.name}" if pool.reservation.name else " (any)")
-    return "on-demand"
+    return pool.consumption
 
 
 def pool_rows(plan: EnvironmentPlan) -> list[list[object]]:

@@ -25,18 +25,6 @@ if TYPE_CHECKING:
     from gke_accel.model.environment import EnvironmentPlan
 
 
-def consumption_of(pool: NodePoolPlan) -> str:
-    if pool.spot:
-        return "spot"
-    if pool.flex_start:
-        return "flex-start"
-    if pool.queued:
-        return "queued"
-    if pool.reservation is not None and pool.reservation.consume != "NO_RESERVATION":
-        return "reservation"
-    return "on-demand"
-
-
 @dataclass(frozen=True)
 class NodeRate:
     """USD per node-hour for one pool, on-demand and Spot (None when unknown)."""
@@ -122,7 +110,7 @@ def _money(value: float | None) -> float | None:
 def pool_cost(pool: NodePoolPlan, catalog: Catalog) -> PoolCost:
     hours = catalog.prices.hours_per_month
     low, high = pool.node_bounds()
-    consumption = consumption_of(pool)
+    consumption = pool.consumption
     rate = node_rate(pool, catalog)
     base = PoolCost(
         name=pool.name,

@@ -94,6 +94,19 @@ class NodePoolPlan:
     driver_mode: Literal["gke-managed", "daemonset"] | None = None
 
     @property
+    def consumption(self) -> Literal["spot", "flex-start", "queued", "reservation", "on-demand"]:
+        """How the pool gets its VMs, as configured."""
+        if self.spot:
+            return "spot"
+        if self.flex_start:
+            return "flex-start"
+        if self.queued:
+            return "queued"
+        if self.reservation is not None and self.reservation.consume != "NO_RESERVATION":
+            return "reservation"
+        return "on-demand"
+
+    @property
     def resource(self) -> str:
         return TPU_RESOURCE if self.kind == "tpu" else GPU_RESOURCE
 
