@@ -7,7 +7,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
-export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 1
+# jsii warns on every run about Node 20 (end-of-life); the value lists the major versions to stay quiet about.
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: setup synth validate scan test lint bench clean cli validate-terraform review
