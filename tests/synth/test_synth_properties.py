@@ -1,0 +1,51 @@
+"""Property: whatever config the model accepts also synthesizes (no jsii or provider error)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gke_accel.model import ConfigError, load_environment_text
+from helpers import base_config, set_path, to_yaml
+
+# Values that pass parsing and often the rules, to reach the constructs with unusual but valid input.
+MUTATIONS = st.sampled_from(
+    [
+        ("tpu_pools[0].topology", st.sampled_from(["1x1", "2x2", "2x4", "4x4", "8x8"])),
+        ("tpu_pools[0].generation", st.sampled_from(["v5e", "v6e"])),
+        ("tpu_pools[0].max_slices", st.integers(min_value=1, max_value=4)),
+        ("tpu_pools[0].consumption", st.sampled_from(["spot", "on-demand", "flex-start", "queued"])),
+        ("gpu_pools[0].gpu", st.sampled_from(["l4", "t4", "a100", "h100", "h200", "b200", "v100"])),
+        ("gpu_pools[0].gpus_per_node", st.sampled_from([1, 2, 4, 8])),
+        ("gpu_pools[0].consumption", st.sampled_from(["spot", "on-demand", "flex-start", "queued"])),
+        (
+            "gpu_pools[0].labels",
+            st.dictionaries(
+                st.from_regex(r"[a-z][a-z0-9_-]{0,10}", fullmatch=True),
+                st.from_regex(r"[a-z0-9_-]{0,10}", fullmatch=True),
+                max_size=3,
+            ),
+        ),
+        ("cluster.release_channel", st.sampled_from(["RAPID", "REGULAR", "STABLE", "EXTENDED"])),
+        ("cluster.location", st.sampled_from(["us-central1", "us-central1-a"])),
+    ]
+)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(MUTATIONS.flatmap(lambda m: st.tuples(st.just(m[0]), m[1])), min_size=1, max_size=4))
+def test_every_accepted_config_synthesizes(
+    synth: Callable[[dict[str, Any]], dict[str, Any]], changes: list[tuple[str, Any]]
+) -> None:
+    data = base_config()
+    for path, value in changes:
+        data = set_path(data, path, value)
+    try:
+        load_environment_text(to_yaml(data))
+    except ConfigError:
+        return
+    doc = synth(data)
+    assert doc["resource"]["google_container_cluster"]
