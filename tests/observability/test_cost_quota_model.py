@@ -138,11 +138,11 @@ def test_prod_derivation_requests_documented_h100_and_reports_the_rest() -> None
     text = derivation_text(shipped("prod"))
     assert "quota preferences: on" in text
     assert (
-        "nvidia-h100-80gb on-demand GPUs in us-central1: h100-train 2x8 = 16 -> requested: compute.googleapis.com "
+        "nvidia-h100-80gb on-demand GPUs in us-central1: h100-train 2 nodes x 8 = 16 -> requested: compute.googleapis.com "
         "GPUS-PER-GPU-FAMILY-per-project-region [region=us-central1, gpu_family=NVIDIA_H100] preferred_value=16"
     ) in text
-    assert "nvidia-tesla-t4 on-demand GPUs in us-central1: t4-serve 8x1 = 8 -> not emitted" in text
-    assert "v5p on-demand TPU chips in us-central1: v5p-train 2x4 = 8 -> not emitted" in text
+    assert "nvidia-tesla-t4 on-demand GPUs in us-central1: t4-serve 8 nodes x 1 = 8 -> not emitted" in text
+    assert "v5p on-demand TPU chips in us-central1: v5p-train 2 nodes x 4 = 8 -> not emitted" in text
 
 
 def test_pools_add_up_per_family_and_bucket() -> None:
@@ -208,5 +208,5 @@ def test_cost_command_bad_config_exits_2(tmp_path: Path, capsys: pytest.CaptureF
 def test_synth_section_shows_alerts_quota_derivation_and_cost_line() -> None:
     text = synth_section(shipped("prod"))
     assert "alerts: gpu_idle (WARNING)" in text and "nodes_not_ready (CRITICAL)" in text
-    assert "h100-train 2x8 = 16 -> requested" in text
+    assert "h100-train 2 nodes x 8 = 16 -> requested" in text
     assert "cost: $25,667-$158,060/month" in text and "prices of 2026-07-30" in text

@@ -145,7 +145,7 @@ def derivation_text(plan: EnvironmentPlan, quotas: QuotaPlan | None = None) -> s
         lines.append("    no accelerator pools")
     for need in quotas.needs:
         unit = "GPUs" if need.kind == "gpu" else "TPU chips"
-        parts = " + ".join(f"{name} {nodes}x{chips}" for name, nodes, chips, _ in need.pools)
+        parts = " + ".join(f"{name} {nodes} nodes x {chips}" for name, nodes, chips, _ in need.pools)
         head = f"    {need.accelerator} {need.bucket.replace('_', '-')} {unit} in {need.region}: {parts} = {need.total}"
         if need.quota is None:
             tail = "no quota ID in catalog/quotas.yaml: not emitted"
