@@ -138,7 +138,8 @@ def test_prod_derivation_requests_documented_h100_and_reports_the_rest() -> None
     text = derivation_text(shipped("prod"))
     assert "quota preferences: on" in text
     assert (
-        "nvidia-h100-80gb on-demand GPUs in us-central1: h100-train 2 nodes x 8 = 16 -> requested: compute.googleapis.com "
+        "nvidia-h100-80gb on-demand GPUs in us-central1: h100-train 2 nodes x 8 = 16 -> requested: "
+        "compute.googleapis.com "
         "GPUS-PER-GPU-FAMILY-per-project-region [region=us-central1, gpu_family=NVIDIA_H100] preferred_value=16"
     ) in text
     assert "nvidia-tesla-t4 on-demand GPUs in us-central1: t4-serve 8 nodes x 1 = 8 -> not emitted" in text

@@ -19,6 +19,7 @@ from gke_accel.model.parse import parse_dataclass
 from gke_accel.model.platform import check_platform
 from gke_accel.model.spec import EnvironmentSpec
 from gke_accel.model.tpu_pool import plan_tpu_pool
+from gke_accel.model.versions import check_min_versions
 
 SYSTEM_POOL_NAME = "system"
 
@@ -87,6 +88,7 @@ def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalo
             issues=issues,
             catalog=catalog,
         )
+    check_min_versions(spec.cluster.min_master_version, pools, catalog, issues)
     warnings = check_platform(spec, pools, issues)
     check_observability(spec, pools, issues)
     seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}

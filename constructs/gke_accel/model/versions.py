@@ -1,0 +1,48 @@
+"""GKE version strings (``1.31.2-gke.1115000``) and the minimum versions the catalog documents."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from gke_accel.catalog import Catalog
+from gke_accel.model.errors import IssueCollector
+from gke_accel.model.node_pool import NodePoolPlan
+
+_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:-gke\.(\d+))?$")
+
+
+def version_key(text: str) -> tuple[int, int, int, int] | None:
+    """Comparable form of a GKE version, or None when it is not one. Missing parts count as 0."""
+    match = _VERSION.match(text)
+    if match is None:
+        return None
+    major, minor, patch, build = (int(part or 0) for part in match.groups())
+    return major, minor, patch, build
+
+
+def check_min_versions(
+    min_master_version: str | None, pools: Sequence[NodePoolPlan], catalog: Catalog, issues: IssueCollector
+) -> None:
+    """A pinned control-plane version must be at least what each TPU generation in use needs."""
+    if min_master_version is None or min_master_version == "latest":
+        return
+    pinned = version_key(min_master_version)
+    if pinned is None:
+        issues.bad(
+            "cluster.min_master_version",
+            min_master_version,
+            "is not a GKE version",
+            "e.g. 1.33 or 1.33.2-gke.1111000, or latest",
+        )
+        return
+    for gen_name in sorted({p.tpu_generation for p in pools if p.tpu_generation}):
+        needed = catalog.tpu_generations[gen_name].min_gke_version
+        key = version_key(needed)
+        if key is not None and pinned < key:
+            issues.bad(
+                "cluster.min_master_version",
+                min_master_version,
+                f"is older than GKE {needed}, the first version with {gen_name} TPUs",
+                f">= {needed}",
+            )
