@@ -504,6 +504,23 @@ RULES = [
     Rule(
         "release-channel", "cluster.release_channel", "STABLE", "LTS", "cluster.release_channel", "not a valid choice"
     ),
+    Rule(
+        "tpu-min-gke-version",
+        "cluster.min_master_version",
+        "1.31.2-gke.1115000",
+        "1.31.1-gke.100",
+        "cluster.min_master_version",
+        "first version with v6e TPUs",
+        {f"{TPU}.generation": "v6e", f"{TPU}.zone": "us-central1-b"},
+    ),
+    Rule(
+        "gke-version-format",
+        "cluster.min_master_version",
+        "1.33",
+        "v1.33",
+        "cluster.min_master_version",
+        "not a GKE version",
+    ),
     # --- environment ---
     Rule("environment-name", "environment", "test-2", "Test", "environment", "not a valid environment name"),
     Rule("project-id", "project_id", "acme-ml-test2", "ACME", "project_id", "not a valid project ID"),
