@@ -22,10 +22,6 @@ class ConsumptionPlan:
     location_policy: Literal["BALANCED", "ANY"]
     max_run_duration_seconds: int | None
 
-    @property
-    def needs_zero_min(self) -> bool:
-        return self.queued
-
 
 def plan_consumption(spec: ConsumptionSpec, path: str, issues: IssueCollector) -> ConsumptionPlan:
     kind = spec.type

@@ -61,9 +61,6 @@ class IssueCollector:
     def bad(self, path: str, value: Any, what: str = "is not valid", valid: Iterable[Any] | str = "") -> None:
         self.add(bad_value(path, value, what, valid))
 
-    def extend(self, issues: Iterable[ConfigIssue]) -> None:
-        self.issues.extend(issues)
-
     def raise_if_any(self, source: str = "") -> None:
         if self.issues:
             raise ConfigError(self.issues, source)
