@@ -1,0 +1,156 @@
+"""The Kueue objects of a queue plan, as plain manifests (API field names, ``kueue.x-k8s.io/v1beta2``).
+
+One source for every output: the generated Helm chart the stack installs, ``gke-accel manifests``
+for GitOps users, and the e2e tests that apply them to a real API server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gke_accel.model.platform_spec import PriorityClassesSpec
+from gke_accel.model.queues.plan import QueuePlan, TeamQueue
+
+Manifest = dict[str, Any]
+API = "kueue.x-k8s.io/v1beta2"
+MANAGED_BY = {"app.kubernetes.io/managed-by": "gke-accel"}
+CPU_FLAVOR = "cpu-memory"  # cpu and memory of every pod: no node labels, never borrowed
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
+
+
+def _meta(name: str, namespace: str | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name, "labels": dict(MANAGED_BY)}
+    if namespace:
+        meta["namespace"] = namespace
+    return meta
+
+
+def resource_flavors(plan: QueuePlan) -> list[Manifest]:
+    objects: list[Manifest] = [{"apiVersion": API, "kind": "ResourceFlavor", "metadata": _meta(CPU_FLAVOR), "spec": {}}]
+    for f in plan.flavors:
+        spec: dict[str, Any] = {"nodeLabels": dict(f.node_labels)}
+        if f.tolerations:
+            spec["tolerations"] = [
+                {"key": t.key, "operator": "Equal", "value": t.value, "effect": t.effect} for t in f.tolerations
+            ]
+        objects.append({"apiVersion": API, "kind": "ResourceFlavor", "metadata": _meta(f.name), "spec": spec})
+    return objects
+
+
+def admission_checks(plan: QueuePlan) -> list[Manifest]:
+    """A ProvisioningRequestConfig and an AdmissionCheck per queued-provisioning flavor: Kueue asks
+    GKE for all of a job's nodes at once and admits the job when they exist."""
+    objects: list[Manifest] = []
+    for f in plan.checked_flavors:
+        objects += [
+            {
+                "apiVersion": API,
+                "kind": "ProvisioningRequestConfig",
+                "metadata": _meta(f.name),
+                "spec": {"provisioningClassName": QUEUED_PROVISIONING_CLASS, "managedResources": [f.resource]},
+            },
+            {
+                "apiVersion": API,
+                "kind": "AdmissionCheck",
+                "metadata": _meta(f.name),
+                "spec": {
+                    "controllerName": PROVISIONING_CONTROLLER,
+                    "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": f.name},
+                },
+            },
+        ]
+    return objects
+
+
+def _resource(name: str, nominal: int | str, borrowing: int | None, lending: int | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": name, "nominalQuota": nominal}
+    if borrowing is not None:
+        entry["borrowingLimit"] = borrowing
+    if lending is not None:
+        entry["lendingLimit"] = lending
+    return entry
+
+
+def cluster_queue(plan: QueuePlan, team: TeamQueue, classes: PriorityClassesSpec) -> Manifest:
+    groups: list[dict[str, Any]] = [
+        {
+            "coveredResources": ["cpu", "memory"],
+            "flavors": [
+                {
+                    "name": CPU_FLAVOR,
+                    "resources": [
+                        _resource("cpu", team.cpu, 0, None),
+                        _resource("memory", f"{team.memory_gib}Gi", 0, None),
+                    ],
+                }
+            ],
+        }
+    ]
+    for resource in sorted({q.resource for q in team.quotas}):
+        quotas = [q for q in team.quotas if q.resource == resource]
+        groups.append(
+            {
+                "coveredResources": [resource],
+                "flavors": [
+                    {
+                        "name": q.flavor,
+                        "resources": [_resource(resource, q.nominal, q.borrowing_limit, q.lending_limit)],
+                    }
+                    for q in quotas
+                ],
+            }
+        )
+    preemption: dict[str, Any] = {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"}
+    if team.preempt_when_borrowing:
+        preemption["borrowWithinCohort"] = {
+            "policy": "LowerPriority",
+            "maxPriorityThreshold": classes.training.value,
+        }
+    spec: dict[str, Any] = {
+        "cohortName": plan.cohort,
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": team.namespace}},
+        "queueingStrategy": "BestEffortFIFO",
+        "preemption": preemption,
+        "resourceGroups": groups,
+    }
+    checks = plan.checked_flavors
+    if checks:
+        spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": f.name, "onFlavors": [f.name]} for f in checks]}
+    return {"apiVersion": API, "kind": "ClusterQueue", "metadata": _meta(team.cluster_queue), "spec": spec}
+
+
+def workload_priority_classes(classes: PriorityClassesSpec) -> list[Manifest]:
+    """Kueue's priorities for ordering and preemption, with the names and values of the pod
+    PriorityClasses (inference > training > batch)."""
+    rows = [
+        (classes.inference, "Online inference: preempts training and batch"),
+        (classes.training, "Training: preempts batch"),
+        (classes.batch, "Batch and experiments: preempted first"),
+    ]
+    return [
+        {
+            "apiVersion": API,
+            "kind": "WorkloadPriorityClass",
+            "metadata": _meta(pc.name),
+            "value": pc.value,
+            "description": text,
+        }
+        for pc, text in rows
+    ]
+
+
+def queue_manifests(plan: QueuePlan, classes: PriorityClassesSpec) -> list[Manifest]:
+    """Every Kueue object, cluster-scoped ones first, LocalQueues (namespaced) last."""
+    objects = resource_flavors(plan) + admission_checks(plan) + workload_priority_classes(classes)
+    objects += [cluster_queue(plan, team, classes) for team in plan.teams]
+    objects += [
+        {
+            "apiVersion": API,
+            "kind": "LocalQueue",
+            "metadata": _meta(team.local_queue, team.namespace),
+            "spec": {"clusterQueue": team.cluster_queue},
+        }
+        for team in plan.teams
+    ]
+    return objects

@@ -1,0 +1,39 @@
+"""The queue naming contract that workloads, templates and lint rely on.
+
+A job reaches its team's share by carrying the label ``kueue.x-k8s.io/queue-name`` with the name of
+the LocalQueue in its namespace; ``kueue.x-k8s.io/priority-class`` picks a WorkloadPriorityClass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+LOCAL_QUEUE_NAME = "team"  # the one LocalQueue in every team namespace
+
+
+def uses_kueue(spec: Any) -> bool:
+    """Whether an environment (an ``EnvironmentSpec``) shares accelerators through Kueue."""
+    queues = getattr(spec, "queues", None)
+    return queues is not None and bool(queues.enabled)
+
+
+def cluster_queue_name(team_name: str) -> str:
+    return team_name
+
+
+def cohort_name(spec: Any) -> str:
+    queues = getattr(spec, "queues", None)
+    return (queues.cohort if queues is not None and queues.cohort else None) or str(spec.environment)
+
+
+def team_local_queue(spec: Any, team_name: str) -> tuple[str, str] | None:
+    """(namespace, LocalQueue name) a team's jobs must name, or None when the environment has no
+    Kueue or no such team."""
+    if not uses_kueue(spec):
+        return None
+    for team in spec.teams:
+        if team.name == team_name:
+            return (team.namespace or team.name), LOCAL_QUEUE_NAME
+    return None

@@ -1,0 +1,154 @@
+"""The queue plan of an environment: flavors, one ClusterQueue per team in one cohort, LocalQueues,
+priorities and admission checks; and each team's ceiling per accelerator resource (what Kueue can
+ever admit for it, borrowing included), which the team's ResourceQuota is set to.
+
+Quota split: a team's ``accelerators[name]`` (a GPU model or TPU generation) is its nominal quota
+over the flavors of that accelerator. With one flavor (the usual case) it all goes there; with
+several, teams fill the flavors in order (on-demand, queued, flex-start, Spot; then by name), each
+up to what is left of the flavor's capacity, so the split fits whenever the total does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gke_accel.catalog import Catalog, load_catalog
+from gke_accel.model.capacity import accelerator_key
+from gke_accel.model.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan
+from gke_accel.model.platform_spec import TeamSpec
+from gke_accel.model.queues.flavors import Flavor, plan_flavors
+from gke_accel.model.queues.names import LOCAL_QUEUE_NAME, cluster_queue_name
+from gke_accel.model.queues.spec import QueuesSpec, TeamQueueSpec
+
+ORDER = {"on-demand": 0, "queued": 1, "flex-start": 2, "spot": 3}
+RESOURCES = (TPU_RESOURCE, GPU_RESOURCE)
+
+
+@dataclass(frozen=True)
+class FlavorQuota:
+    flavor: str
+    resource: str
+    nominal: int
+    borrowing_limit: int | None  # None: as much as the cohort lends
+    lending_limit: int | None  # None: the whole nominal quota
+
+
+@dataclass(frozen=True)
+class TeamQueue:
+    team: str
+    namespace: str
+    cluster_queue: str
+    local_queue: str
+    quotas: tuple[FlavorQuota, ...]  # every flavor of the cohort (nominal 0 where the team has none)
+    cpu: int
+    memory_gib: int
+    preempt_when_borrowing: bool
+    ceilings: dict[str, int]  # per resource: nominal + most it can borrow, over all flavors
+
+    def quota(self, flavor: str) -> FlavorQuota:
+        return next(q for q in self.quotas if q.flavor == flavor)
+
+
+@dataclass(frozen=True)
+class QueuePlan:
+    cohort: str
+    flavors: tuple[Flavor, ...]
+    teams: tuple[TeamQueue, ...]
+
+    def flavor(self, name: str) -> Flavor:
+        return next(f for f in self.flavors if f.name == name)
+
+    @property
+    def checked_flavors(self) -> tuple[Flavor, ...]:
+        """Flavors whose nodes come through GKE ProvisioningRequests (queued provisioning)."""
+        return tuple(f for f in self.flavors if f.provisioning == "queued")
+
+
+def flavors_of(key: tuple[str, str], flavors: Sequence[Flavor]) -> list[Flavor]:
+    """The flavors of one accelerator, in fill order."""
+    members = [f for f in flavors if (f.resource, f.accelerator) == key]
+    return sorted(members, key=lambda f: (ORDER.get(f.provisioning, 9), f.name))
+
+
+def split_nominal(teams: Sequence[TeamSpec], flavors: Sequence[Flavor], catalog: Catalog) -> dict[tuple[str, str], int]:
+    """(team, flavor) -> nominal chips, filling flavors in order across teams; a remainder that
+    fits nowhere goes to the last flavor (and the capacity rule reports it)."""
+    left = {f.name: f.chips_max for f in flavors}
+    nominal: dict[tuple[str, str], int] = {}
+    for team in teams:
+        for name, amount in team.accelerators.items():
+            key = accelerator_key(name, catalog)
+            group = flavors_of(key, flavors) if key else []
+            if not group or amount <= 0:
+                continue
+            rest = amount
+            for flavor in group:
+                take = min(rest, left[flavor.name]) if flavor is not group[-1] else rest
+                if take > 0:
+                    nominal[(team.name, flavor.name)] = nominal.get((team.name, flavor.name), 0) + take
+                    left[flavor.name] -= take
+                    rest -= take
+    return nominal
+
+
+def _limit(limits: dict[str, int], flavor: Flavor, catalog: Catalog) -> int | None:
+    for name, value in limits.items():
+        if accelerator_key(name, catalog) == (flavor.resource, flavor.accelerator):
+            return value
+    return None
+
+
+def plan_queues(
+    environment: str,
+    teams: Sequence[TeamSpec],
+    queues: QueuesSpec | None,
+    pools: Sequence[NodePoolPlan],
+    catalog: Catalog | None = None,
+) -> QueuePlan | None:
+    """The queue plan of a validated environment, or None when it does not use Kueue."""
+    if queues is None or not queues.enabled:
+        return None
+    catalog = catalog or load_catalog()
+    flavors = plan_flavors(pools)
+    nominal = split_nominal(teams, flavors, catalog)
+    per_team: list[tuple[TeamSpec, TeamQueueSpec, list[FlavorQuota]]] = []
+    for team in teams:
+        choices = queues.teams.get(team.name, TeamQueueSpec())
+        quotas = [
+            FlavorQuota(
+                flavor=f.name,
+                resource=f.resource,
+                nominal=nominal.get((team.name, f.name), 0),
+                borrowing_limit=_limit(choices.borrowing_limit, f, catalog),
+                lending_limit=_limit(choices.lending_limit, f, catalog),
+            )
+            for f in flavors
+        ]
+        per_team.append((team, choices, quotas))
+    lendable = {
+        (t.name, q.flavor): (q.nominal if q.lending_limit is None else min(q.lending_limit, q.nominal))
+        for t, _, quotas in per_team
+        for q in quotas
+    }
+    result = []
+    for team, choices, quotas in per_team:
+        ceilings = dict.fromkeys(RESOURCES, 0)
+        for q in quotas:
+            others = sum(v for (name, fl), v in lendable.items() if fl == q.flavor and name != team.name)
+            can_borrow = others if q.borrowing_limit is None else min(q.borrowing_limit, others)
+            ceilings[q.resource] += q.nominal + can_borrow
+        result.append(
+            TeamQueue(
+                team=team.name,
+                namespace=team.namespace or team.name,
+                cluster_queue=cluster_queue_name(team.name),
+                local_queue=LOCAL_QUEUE_NAME,
+                quotas=tuple(quotas),
+                cpu=team.cpu,
+                memory_gib=team.memory_gib,
+                preempt_when_borrowing=choices.preempt_when_borrowing,
+                ceilings=ceilings,
+            )
+        )
+    return QueuePlan(cohort=queues.cohort or environment, flavors=flavors, teams=tuple(result))

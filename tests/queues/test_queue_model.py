@@ -1,0 +1,251 @@
+"""The queue model: flavors derived from pool plans, quotas per team and flavor, ceilings that the
+ResourceQuota uses, Kueue objects, and every rule with an accepted and a rejected case."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gke_accel.model import ConfigError, load_environment_text
+from gke_accel.model.errors import IssueCollector
+from gke_accel.model.queues import QueuesSpec, TeamQueueSpec, plan_queues, team_local_queue, uses_kueue
+from gke_accel.model.queues.flavors import plan_flavors
+from gke_accel.model.queues.manifests import queue_manifests
+from gke_accel.model.queues.rules import check_queues
+from helpers import base_config, to_yaml
+
+
+def shared_config() -> dict[str, Any]:
+    """Three teams share 32 v5e chips (two 4x4 slices) and four L4 GPUs."""
+    data = base_config()
+    data["tpu_pools"] = [
+        {"name": "v5e", "generation": "v5e", "topology": "4x4", "zone": "us-central1-a", "max_slices": 2}
+    ]
+    data["gpu_pools"] = [{"name": "l4", "gpu": "l4", "gpus_per_node": 1, "max_nodes": 4, "consumption": "spot"}]
+    data["teams"] = [
+        {"name": "research", "google_group": "r@acme.example.com", "accelerators": {"v5e": 16}},
+        {"name": "nlp", "google_group": "n@acme.example.com", "accelerators": {"v5e": 8, "l4": 2}},
+        {"name": "serving", "google_group": "s@acme.example.com", "accelerators": {"v5e": 8, "l4": 2}},
+    ]
+    return data
+
+
+def plan_with(data: dict[str, Any], queues: QueuesSpec | None) -> Any:
+    env = load_environment_text(to_yaml(data))
+    return plan_queues(env.name, env.spec.teams, queues, env.pools)
+
+
+def issues_for(data: dict[str, Any], queues: QueuesSpec | None) -> list[str]:
+    env = load_environment_text(to_yaml(data))
+    issues = IssueCollector()
+    check_queues(env.spec, queues, env.pools, issues)
+    return [i.render() for i in issues.issues]
+
+
+def test_flavors_come_from_the_pool_plans() -> None:
+    env = load_environment_text(to_yaml(shared_config()))
+    flavors = {f.name: f for f in plan_flavors(env.pools)}
+    assert set(flavors) == {"v5e-4x4", "l4-spot"}
+    tpu = flavors["v5e-4x4"]
+    assert tpu.chips_max == 32 and len(tpu.pools) == 2  # one atomic pool per multi-host slice
+    labels = dict(tpu.node_labels)
+    assert labels["cloud.google.com/gke-tpu-topology"] == "4x4"
+    assert labels["cloud.google.com/gke-tpu-accelerator"] == env.pools[0].accelerator
+    gpu = flavors["l4-spot"]
+    assert dict(gpu.node_labels) == {
+        "cloud.google.com/gke-accelerator": "nvidia-l4",
+        "cloud.google.com/gke-spot": "true",
+    }
+    # every taint of every pool is tolerated by its flavor, and nothing else
+    for flavor in flavors.values():
+        pool_taints = {(t.key, t.value) for p in env.pools if p.name in flavor.pools for t in p.taints}
+        assert {(t.key, t.value) for t in flavor.tolerations} == pool_taints
+    covered = {p for f in flavors.values() for p in f.pools}
+    assert covered == {p.name for p in env.pools if p.kind != "system"}
+
+
+def test_spot_and_on_demand_pools_of_one_gpu_get_two_flavors_and_the_quota_fills_on_demand_first() -> None:
+    data = shared_config()
+    data["gpu_pools"].append({"name": "l4-od", "gpu": "l4", "gpus_per_node": 1, "max_nodes": 1})
+    plan = plan_with(data, QueuesSpec())
+    assert [f.name for f in plan.flavors] == ["l4", "l4-spot", "v5e-4x4"]
+    nlp, serving = plan.teams[1], plan.teams[2]
+    assert (nlp.quota("l4").nominal, nlp.quota("l4-spot").nominal) == (1, 1)
+    assert (serving.quota("l4").nominal, serving.quota("l4-spot").nominal) == (0, 2)
+
+
+def test_every_team_lists_every_flavor_so_it_can_borrow_idle_chips() -> None:
+    plan = plan_with(shared_config(), QueuesSpec())
+    research = plan.teams[0]
+    assert research.quota("v5e-4x4").nominal == 16
+    assert research.quota("l4-spot").nominal == 0  # no GPUs of its own, may still borrow idle ones
+    assert research.ceilings == {"google.com/tpu": 32, "nvidia.com/gpu": 4}
+
+
+def test_limits_lower_the_ceiling_the_resource_quota_uses() -> None:
+    queues = QueuesSpec(
+        teams={
+            "research": TeamQueueSpec(borrowing_limit={"v5e": 8}),
+            "nlp": TeamQueueSpec(lending_limit={"v5e": 0}),
+        }
+    )
+    plan = plan_with(shared_config(), queues)
+    research, nlp, serving = plan.teams
+    assert research.quota("v5e-4x4").borrowing_limit == 8
+    assert research.ceilings["google.com/tpu"] == 24
+    assert nlp.ceilings["google.com/tpu"] == 32  # nlp lends nothing but may borrow the other 24
+    assert serving.ceilings["google.com/tpu"] == 8 + 16  # research 16 lendable, nlp lends 0
+
+
+def test_kueue_objects() -> None:
+    queues = QueuesSpec(teams={"serving": TeamQueueSpec(preempt_when_borrowing=True)})
+    plan = plan_with(shared_config(), queues)
+    env = load_environment_text(to_yaml(shared_config()))
+    objects = queue_manifests(plan, env.spec.platform.priority_classes)
+    kinds = [o["kind"] for o in objects]
+    assert kinds.count("ClusterQueue") == 3 and kinds.count("LocalQueue") == 3
+    assert kinds.count("WorkloadPriorityClass") == 3 and "AdmissionCheck" not in kinds
+    assert kinds[-3:] == ["LocalQueue"] * 3  # namespaced objects last
+    cqs = {o["metadata"]["name"]: o["spec"] for o in objects if o["kind"] == "ClusterQueue"}
+    assert {s["cohortName"] for s in cqs.values()} == {"test"}
+    serving = cqs["serving"]
+    assert serving["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "serving"}}
+    assert serving["preemption"] == {
+        "reclaimWithinCohort": "Any",
+        "withinClusterQueue": "LowerPriority",
+        "borrowWithinCohort": {"policy": "LowerPriority", "maxPriorityThreshold": 10000},
+    }
+    assert "borrowWithinCohort" not in cqs["nlp"]["preemption"]
+    groups = {tuple(g["coveredResources"]): g["flavors"] for g in serving["resourceGroups"]}
+    assert groups[("google.com/tpu",)] == [
+        {"name": "v5e-4x4", "resources": [{"name": "google.com/tpu", "nominalQuota": 8}]}
+    ]
+    cpu = groups[("cpu", "memory")][0]["resources"]
+    assert cpu == [
+        {"name": "cpu", "nominalQuota": 64, "borrowingLimit": 0},
+        {"name": "memory", "nominalQuota": "256Gi", "borrowingLimit": 0},
+    ]
+    wpc = {o["metadata"]["name"]: o["value"] for o in objects if o["kind"] == "WorkloadPriorityClass"}
+    assert wpc["inference"] > wpc["training"] > wpc["batch"]
+    lq = [o for o in objects if o["kind"] == "LocalQueue"][0]
+    assert lq["metadata"]["namespace"] == "research" and lq["spec"] == {"clusterQueue": "research"}
+
+
+def test_queued_pools_get_a_provisioning_request_admission_check_on_their_flavor_only() -> None:
+    data = shared_config()
+    data["gpu_pools"].append(
+        {
+            "name": "h100-q",
+            "gpu": "h100",
+            "gpus_per_node": 8,
+            "max_nodes": 2,
+            "consumption": "queued",
+            "zones": ["us-central1-a"],
+        }
+    )
+    plan = plan_with(data, QueuesSpec())
+    env = load_environment_text(to_yaml(data))
+    objects = queue_manifests(plan, env.spec.platform.priority_classes)
+    [check] = [o for o in objects if o["kind"] == "AdmissionCheck"]
+    [config] = [o for o in objects if o["kind"] == "ProvisioningRequestConfig"]
+    flavor = check["metadata"]["name"]
+    assert flavor.endswith("-queued")
+    assert check["spec"]["controllerName"] == "kueue.x-k8s.io/provisioning-request"
+    assert config["spec"] == {
+        "provisioningClassName": "queued-provisioning.gke.io",
+        "managedResources": ["nvidia.com/gpu"],
+    }
+    cq = [o for o in objects if o["kind"] == "ClusterQueue"][0]
+    assert cq["spec"]["admissionChecksStrategy"] == {"admissionChecks": [{"name": flavor, "onFlavors": [flavor]}]}
+
+
+def test_naming_contract() -> None:
+    env = load_environment_text(to_yaml(shared_config()))
+    assert not uses_kueue(env.spec)
+    assert team_local_queue(env.spec, "nlp") is None
+
+    class WithQueues:
+        environment = "test"
+        teams = env.spec.teams
+        queues = QueuesSpec()
+
+    assert uses_kueue(WithQueues())
+    assert team_local_queue(WithQueues(), "nlp") == ("nlp", "team")
+    assert team_local_queue(WithQueues(), "nobody") is None
+
+
+# --- rules: accepted and rejected -----------------------------------------------------------------
+
+
+def test_shared_config_is_accepted() -> None:
+    assert issues_for(shared_config(), QueuesSpec(teams={"serving": TeamQueueSpec(preempt_when_borrowing=True)})) == []
+
+
+def test_nominal_quotas_above_what_the_pools_hold_are_rejected() -> None:
+    data = shared_config()
+    data["teams"][0]["accelerators"]["v5e"] = 24  # 24 + 8 + 8 = 40 > 32
+    [issue] = issues_for(data, QueuesSpec())
+    assert "teams:" in issue and "add up to 40, above the 32" in issue and "at most 32" in issue
+
+
+@pytest.mark.parametrize(
+    ("limits", "ok"),
+    [({"v5e": 16}, True), ({"v5e": 17}, False)],
+)
+def test_borrowing_limit_above_the_cohort_is_rejected(limits: dict[str, int], ok: bool) -> None:
+    issues = issues_for(shared_config(), QueuesSpec(teams={"research": TeamQueueSpec(borrowing_limit=limits)}))
+    if ok:
+        assert issues == []
+    else:
+        [issue] = issues
+        assert "queues.teams.research.borrowing_limit.v5e: 17" in issue and "0 to 16" in issue
+
+
+@pytest.mark.parametrize(("limit", "ok"), [(8, True), (9, False)])
+def test_lending_limit_above_the_nominal_quota_is_rejected(limit: int, ok: bool) -> None:
+    issues = issues_for(shared_config(), QueuesSpec(teams={"nlp": TeamQueueSpec(lending_limit={"v5e": limit})}))
+    assert (issues == []) is ok
+    if not ok:
+        assert "queues.teams.nlp.lending_limit.v5e: 9" in issues[0] and "0 to 8" in issues[0]
+
+
+@pytest.mark.parametrize(
+    ("key", "text"),
+    [("v9z", "is not a GPU model or TPU generation"), ("h100", "has no flavor: no pool of this environment provides")],
+)
+def test_limits_for_unknown_flavors_are_rejected(key: str, text: str) -> None:
+    [issue] = issues_for(shared_config(), QueuesSpec(teams={"nlp": TeamQueueSpec(borrowing_limit={key: 1})}))
+    assert f"queues.teams.nlp.borrowing_limit.{key}" in issue and text in issue
+
+
+def test_queue_settings_for_an_unknown_team_are_rejected() -> None:
+    [issue] = issues_for(shared_config(), QueuesSpec(teams={"vision": TeamQueueSpec()}))
+    assert "queues.teams.vision" in issue and "research" in issue
+
+
+@pytest.mark.parametrize(("cohort", "ok"), [("acme-shared", True), ("Acme_Shared", False)])
+def test_cohort_name(cohort: str, ok: bool) -> None:
+    issues = issues_for(shared_config(), QueuesSpec(cohort=cohort))
+    assert (issues == []) is ok
+
+
+def test_queues_without_teams_are_rejected() -> None:
+    data = base_config()
+    [issue] = issues_for(data, QueuesSpec())
+    assert "queues.enabled" in issue and "at least one team" in issue
+
+
+@pytest.mark.parametrize("consumption", ["queued", "flex-start"])
+def test_a_queued_or_flex_start_pool_without_kueue_is_rejected(consumption: str) -> None:
+    data = shared_config()
+    data["gpu_pools"][0]["consumption"] = consumption
+    for queues in (None, QueuesSpec(enabled=False)):
+        [issue] = issues_for(data, queues)
+        assert f"gpu_pools[0].consumption: '{consumption}'" in issue and "needs Kueue" in issue
+    assert issues_for(data, QueuesSpec()) == []
+
+
+def test_the_model_rejects_what_the_config_cannot_express() -> None:
+    with pytest.raises(ConfigError):
+        load_environment_text(to_yaml({**shared_config(), "teams": [{"name": "x"}]}))
