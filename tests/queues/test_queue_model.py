@@ -128,7 +128,7 @@ def test_kueue_objects() -> None:
     ]
     wpc = {o["metadata"]["name"]: o["value"] for o in objects if o["kind"] == "WorkloadPriorityClass"}
     assert wpc["inference"] > wpc["training"] > wpc["batch"]
-    lq = [o for o in objects if o["kind"] == "LocalQueue"][0]
+    lq = next(o for o in objects if o["kind"] == "LocalQueue")
     assert lq["metadata"]["namespace"] == "research" and lq["spec"] == {"clusterQueue": "research"}
 
 
@@ -156,7 +156,7 @@ def test_queued_pools_get_a_provisioning_request_admission_check_on_their_flavor
         "provisioningClassName": "queued-provisioning.gke.io",
         "managedResources": ["nvidia.com/gpu"],
     }
-    cq = [o for o in objects if o["kind"] == "ClusterQueue"][0]
+    cq = next(o for o in objects if o["kind"] == "ClusterQueue")
     assert cq["spec"]["admissionChecksStrategy"] == {"admissionChecks": [{"name": flavor, "onFlavors": [flavor]}]}
 
 
