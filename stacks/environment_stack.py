@@ -7,7 +7,9 @@ from gke_accel.cdk._framework import Construct, GcsBackend, LocalBackend, Terraf
 from gke_accel.cdk._providers import GoogleProvider
 from gke_accel.cdk.observability import Observability
 from gke_accel.cdk.platform import InClusterPlatform
+from gke_accel.cdk.queues import KueueQueues
 from gke_accel.model import EnvironmentPlan
+from gke_accel.model.queues.of_environment import queue_plan_of
 
 
 class EnvironmentStack(TerraformStack):
@@ -36,6 +38,19 @@ class EnvironmentStack(TerraformStack):
         self.tpu_pools = [TpuSlicePool(self, f"tpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.tpu_pools]
         self.gpu_pools = [GpuNodePool(self, f"gpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.gpu_pools]
         self.platform = InClusterPlatform(self, "platform", plan=plan, cluster=self.cluster)
+        queues = queue_plan_of(plan)
+        self.queues = (
+            KueueQueues(
+                self,
+                "queues",
+                plan=queues,
+                classes=spec.platform.priority_classes,
+                cluster=self.cluster,
+                after=self.platform.namespaces(),
+            )
+            if queues is not None
+            else None
+        )
         self.observability = Observability(self, "observability", plan=plan, cluster=self.cluster)
         TerraformOutput(self, "cluster_name", value=self.cluster.name)
         TerraformOutput(self, "cluster_location", value=self.cluster.location)

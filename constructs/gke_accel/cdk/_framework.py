@@ -4,15 +4,28 @@ Moving to the maintained fork (CDK Terrain: ``cdktn``) means changing the import
 ``_providers.py`` only.
 """
 
-from cdktf import App, Fn, GcsBackend, LocalBackend, TerraformOutput, TerraformStack, TerraformVariable, Testing
+from cdktf import (
+    App,
+    AssetType,
+    Fn,
+    GcsBackend,
+    LocalBackend,
+    TerraformAsset,
+    TerraformOutput,
+    TerraformStack,
+    TerraformVariable,
+    Testing,
+)
 from constructs import Construct
 
 __all__ = [
     "App",
+    "AssetType",
     "Construct",
     "Fn",
     "GcsBackend",
     "LocalBackend",
+    "TerraformAsset",
     "TerraformOutput",
     "TerraformStack",
     "TerraformVariable",

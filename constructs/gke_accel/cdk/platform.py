@@ -81,6 +81,10 @@ class InClusterPlatform(Construct):
         for team in spec.teams:
             self._team_identity(plan, cluster, team.name, team_namespace(team.name, team.namespace), bucket)
 
+    def namespaces(self) -> list[Any]:
+        """The team Namespace resources (what namespaced objects of other constructs wait for)."""
+        return [r for key, r in self.objects.items() if key.startswith("namespace-")]
+
     def _checkpoint_bucket(self, plan: EnvironmentPlan, cluster: GkeCluster) -> Any:
         cp = plan.spec.platform.checkpoints
         s = bucket_structs

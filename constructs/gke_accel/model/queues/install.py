@@ -55,7 +55,23 @@ def kueue_configuration(plan: QueuePlan) -> dict[str, Any]:
     }
 
 
+class _Block(str):
+    """A string dumped as a YAML literal block (readable in the synthesized stack and in plans)."""
+
+
+def _block(dumper: yaml.SafeDumper, text: _Block) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(text), style="|")
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(_Block, _block)
+
+
 def kueue_values(plan: QueuePlan) -> str:
     """Helm values for the Kueue chart (a YAML document)."""
-    config = yaml.safe_dump(kueue_configuration(plan), sort_keys=False)
-    return yaml.safe_dump({"managerConfig": {"controllerManagerConfigYaml": config}}, sort_keys=False)
+    config = _Block(yaml.safe_dump(kueue_configuration(plan), sort_keys=False))
+    values = {"managerConfig": {"controllerManagerConfigYaml": config}}
+    return yaml.dump(values, Dumper=_Dumper, sort_keys=False)

@@ -19,16 +19,17 @@ NEEDS_KUEUE = ("queued", "flex-start")
 
 
 def _check_pools_need_kueue(spec: EnvironmentSpec, issues: IssueCollector) -> None:
-    for kind, pools in (("tpu_pools", spec.tpu_pools), ("gpu_pools", spec.gpu_pools)):
-        for i, pool in enumerate(pools):
-            if pool.consumption.type in NEEDS_KUEUE:
-                issues.bad(
-                    f"{kind}[{i}].consumption",
-                    pool.consumption.type,
-                    "needs Kueue: jobs obtain these nodes through Kueue "
-                    "(a ProvisioningRequest admission check for queued pools)",
-                    "add `queues: {}` (installs Kueue and one queue per team), or another consumption type",
-                )
+    types = [("tpu_pools", i, p.consumption.type) for i, p in enumerate(spec.tpu_pools)]
+    types += [("gpu_pools", i, p.consumption.type) for i, p in enumerate(spec.gpu_pools)]
+    for kind, i, consumption in types:
+        if consumption in NEEDS_KUEUE:
+            issues.bad(
+                f"{kind}[{i}].consumption",
+                consumption,
+                "needs Kueue: jobs obtain these nodes through Kueue "
+                "(a ProvisioningRequest admission check for queued pools)",
+                "add `queues: {}` (installs Kueue and one queue per team), or another consumption type",
+            )
 
 
 def check_queues(
