@@ -18,7 +18,7 @@ from kueue_controller import KueueController, pinned_crds
 from localcluster import LocalCluster
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
-from gke_accel.model.k8s_manifests import platform_manifests
+from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.queues import QUEUE_LABEL, QueuesSpec, TeamQueueSpec, plan_queues
 from gke_accel.model.queues.flavors import node_labels, tolerations
 from gke_accel.model.queues.install import kueue_configuration

@@ -98,7 +98,7 @@ RULES = [
         "4x4",
         f"{TPU}.consumption.type",
         "only available for single-host",
-        {f"{TPU}.consumption": "flex-start"},
+        {f"{TPU}.consumption": "flex-start", "queues": {}},
     ),
     Rule(
         "tpu-queued-min-zero",
@@ -107,7 +107,7 @@ RULES = [
         1,
         f"{TPU}.min_slices",
         "must be 0 with queued",
-        {f"{TPU}.consumption": "queued"},
+        {f"{TPU}.consumption": "queued", "queues": {}},
     ),
     Rule("tpu-min-le-max", f"{TPU}.min_slices", 2, 3, f"{TPU}.min_slices", "out of range", {f"{TPU}.max_slices": 2}),
     Rule("tpu-max-slices", f"{TPU}.max_slices", 1, 0, f"{TPU}.max_slices", "out of range"),
@@ -305,7 +305,7 @@ RULES = [
         "compact",
         f"{GPU}.placement",
         "queued provisioning",
-        {f"{GPU}.consumption": "queued", f"{GPU}.zones": ["us-central1-a"]},
+        {f"{GPU}.consumption": "queued", f"{GPU}.zones": ["us-central1-a"], "queues": {}},
     ),
     Rule(
         "queued-min-zero",
@@ -314,7 +314,7 @@ RULES = [
         1,
         f"{GPU}.min_nodes",
         "must be 0 with queued",
-        {f"{GPU}.consumption": "queued"},
+        {f"{GPU}.consumption": "queued", "queues": {}},
     ),
     Rule(
         "flex-no-static",
@@ -323,7 +323,7 @@ RULES = [
         2,
         f"{GPU}.node_count",
         "must autoscale",
-        {f"{GPU}.consumption": "flex-start", f"{GPU}.max_nodes": None},
+        {f"{GPU}.consumption": "flex-start", f"{GPU}.max_nodes": None, "queues": {}},
     ),
     Rule("gpu-zone-region", f"{GPU}.zones", ["us-central1-c"], ["us-east1-b"], f"{GPU}.zones[0]", "not a zone"),
     # --- consumption exclusions (C5-C12) ---
@@ -366,6 +366,7 @@ RULES = [
         {"type": "spot", "max_run_duration_seconds": 3600},
         f"{GPU}.consumption.max_run_duration_seconds",
         "only used with type",
+        {"queues": {}},
     ),
     Rule(
         "run-duration-7-days",
@@ -374,6 +375,7 @@ RULES = [
         {"type": "flex-start", "max_run_duration_seconds": 604801},
         f"{GPU}.consumption.max_run_duration_seconds",
         "out of range",
+        {"queues": {}},
     ),
     Rule(
         "consumption-type", f"{GPU}.consumption", "spot", "preemptible", f"{GPU}.consumption.type", "not a valid choice"

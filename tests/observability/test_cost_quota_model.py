@@ -126,6 +126,7 @@ def test_unknown_price_is_unpriced_not_invented() -> None:
 
 def test_flex_start_shows_on_demand_as_upper_bound_and_verify() -> None:
     data = set_path(base_config(), "gpu_pools[0].consumption", "flex-start")
+    data["queues"] = {}  # flex-start pools are used through Kueue
     c = pool(load_environment_text(to_yaml(data)), "l4")
     assert c.consumption == "flex-start" and c.verify and "upper bound" in c.note
     assert c.monthly_max == c.monthly_max_on_demand

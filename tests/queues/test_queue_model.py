@@ -3,16 +3,16 @@ ResourceQuota uses, Kueue objects, and every rule with an accepted and a rejecte
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 from gke_accel.model import ConfigError, load_environment_text
-from gke_accel.model.errors import IssueCollector
 from gke_accel.model.queues import QueuesSpec, TeamQueueSpec, plan_queues, team_local_queue, uses_kueue
 from gke_accel.model.queues.flavors import plan_flavors
 from gke_accel.model.queues.manifests import queue_manifests
-from gke_accel.model.queues.rules import check_queues
+from gke_accel.model.queues.of_environment import queue_plan_of
 from helpers import base_config, to_yaml
 
 
@@ -31,16 +31,30 @@ def shared_config() -> dict[str, Any]:
     return data
 
 
+def with_queues(data: dict[str, Any], queues: QueuesSpec | None) -> dict[str, Any]:
+    """The config with ``queues:`` written as a user would (None: no Kueue)."""
+    out = dict(data)
+    out.pop("queues", None)
+    if queues is not None:
+        out["queues"] = {
+            "enabled": queues.enabled,
+            **({"cohort": queues.cohort} if queues.cohort else {}),
+            "teams": {name: dataclasses.asdict(t) for name, t in queues.teams.items()},
+        }
+    return out
+
+
 def plan_with(data: dict[str, Any], queues: QueuesSpec | None) -> Any:
-    env = load_environment_text(to_yaml(data))
-    return plan_queues(env.name, env.spec.teams, queues, env.pools)
+    return queue_plan_of(load_environment_text(to_yaml(with_queues(data, queues))))
 
 
 def issues_for(data: dict[str, Any], queues: QueuesSpec | None) -> list[str]:
-    env = load_environment_text(to_yaml(data))
-    issues = IssueCollector()
-    check_queues(env.spec, queues, env.pools, issues)
-    return [i.render() for i in issues.issues]
+    """Every issue of loading the config, rendered ([] when it loads)."""
+    try:
+        load_environment_text(to_yaml(with_queues(data, queues)))
+    except ConfigError as exc:
+        return [i.render() for i in exc.issues]
+    return []
 
 
 def test_flavors_come_from_the_pool_plans() -> None:
@@ -145,7 +159,7 @@ def test_queued_pools_get_a_provisioning_request_admission_check_on_their_flavor
         }
     )
     plan = plan_with(data, QueuesSpec())
-    env = load_environment_text(to_yaml(data))
+    env = load_environment_text(to_yaml(with_queues(data, QueuesSpec())))
     objects = queue_manifests(plan, env.spec.platform.priority_classes)
     [check] = [o for o in objects if o["kind"] == "AdmissionCheck"]
     [config] = [o for o in objects if o["kind"] == "ProvisioningRequestConfig"]
@@ -161,18 +175,16 @@ def test_queued_pools_get_a_provisioning_request_admission_check_on_their_flavor
 
 
 def test_naming_contract() -> None:
-    env = load_environment_text(to_yaml(shared_config()))
-    assert not uses_kueue(env.spec)
-    assert team_local_queue(env.spec, "nlp") is None
-
-    class WithQueues:
-        environment = "test"
-        teams = env.spec.teams
-        queues = QueuesSpec()
-
-    assert uses_kueue(WithQueues())
-    assert team_local_queue(WithQueues(), "nlp") == ("nlp", "team")
-    assert team_local_queue(WithQueues(), "nobody") is None
+    without = load_environment_text(to_yaml(shared_config())).spec
+    assert not uses_kueue(without)
+    assert team_local_queue(without, "nlp") is None
+    data = with_queues(shared_config(), QueuesSpec())
+    data["teams"][1]["namespace"] = "nlp-jobs"
+    spec = load_environment_text(to_yaml(data)).spec
+    assert uses_kueue(spec)
+    assert team_local_queue(spec, "nlp") == ("nlp-jobs", "team")
+    assert team_local_queue(spec, "nobody") is None
+    assert not uses_kueue(load_environment_text(to_yaml(with_queues(shared_config(), QueuesSpec(enabled=False)))).spec)
 
 
 # --- rules: accepted and rejected -----------------------------------------------------------------
@@ -228,12 +240,6 @@ def test_queue_settings_for_an_unknown_team_are_rejected() -> None:
 def test_cohort_name(cohort: str, ok: bool) -> None:
     issues = issues_for(shared_config(), QueuesSpec(cohort=cohort))
     assert (issues == []) is ok
-
-
-def test_queues_without_teams_are_rejected() -> None:
-    data = base_config()
-    [issue] = issues_for(data, QueuesSpec())
-    assert "queues.enabled" in issue and "at least one team" in issue
 
 
 @pytest.mark.parametrize("consumption", ["queued", "flex-start"])

@@ -87,6 +87,7 @@ def test_specific_reservation_queued_and_flex_start_pools(synth: Any) -> None:
             {"name": "flex", "gpu": "l4", "consumption": {"type": "flex-start", "max_run_duration_seconds": 86400}},
         ],
     )
+    data["queues"] = {}  # queued and flex-start pools are used through Kueue
     doc = synth(data)
     res = one(doc, POOL, name="res")["node_config"]["reservation_affinity"]
     assert res == {

@@ -29,6 +29,7 @@ MUTATIONS = st.sampled_from(
                 max_size=3,
             ),
         ),
+        ("queues", st.sampled_from([{}, None])),
         ("cluster.release_channel", st.sampled_from(["RAPID", "REGULAR", "STABLE", "EXTENDED"])),
         ("cluster.location", st.sampled_from(["us-central1", "us-central1-a"])),
     ]

@@ -22,7 +22,7 @@ from gke_accel.cdk._framework import AssetType, Construct, Fn, TerraformAsset
 from gke_accel.cdk._helm import HelmProvider, HelmProviderKubernetes, Release
 from gke_accel.cdk._providers import DataGoogleClientConfig
 from gke_accel.cdk.cluster import GkeCluster
-from gke_accel.model.platform_spec import PriorityClassesSpec
+from gke_accel.model.platform.spec import PriorityClassesSpec
 from gke_accel.model.queues.install import JOBSET, KUEUE, kueue_values
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.plan import QueuePlan

@@ -13,6 +13,7 @@ from gke_accel.model.cluster.spec import ClusterSpec
 from gke_accel.model.observability.spec import BudgetSpec, MonitoringSpec
 from gke_accel.model.platform.spec import PlatformSpec, TeamSpec
 from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
+from gke_accel.model.queues.spec import QueuesSpec
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class EnvironmentSpec:
     teams: tuple[TeamSpec, ...] = ()
     strict_capacity: bool = False  # team quotas above pool capacity: error instead of warning
     platform: PlatformSpec = field(default_factory=PlatformSpec)
+    # Teams share accelerators through Kueue (present = on): model/queues/spec.py, docs/queues.md
+    queues: QueuesSpec | None = None
     # Observability (alerts, dashboard, quota preferences, budget): model/observability/spec.py
     monitoring: MonitoringSpec = field(default_factory=MonitoringSpec)
     quota_preferences: bool = False

@@ -15,6 +15,7 @@ from gke_accel.model.platform.driver_installer import InstallerVariant, installe
 from gke_accel.model.platform.rules import team_namespace, team_service_account_id
 from gke_accel.model.platform.spec import TeamSpec
 from gke_accel.model.pools.node_pool import DRIVER_VARIANT_LABEL, GPU_RESOURCE, LABEL_PREFIX, TPU_RESOURCE
+from gke_accel.model.queues.of_environment import queue_plan_of
 
 Manifest = dict[str, Any]
 MANAGED_BY = {"app.kubernetes.io/managed-by": "gke-accel"}
@@ -70,7 +71,10 @@ def team_objects(plan: EnvironmentPlan, team: TeamSpec, catalog: Catalog) -> lis
     ns = team_namespace(team.name, team.namespace)
     gsa = f"{team_service_account_id(team.name, plan.name)}@{plan.spec.project_id}.iam.gserviceaccount.com"
     hard = {"requests.cpu": str(team.cpu), "requests.memory": f"{team.memory_gib}Gi", "pods": str(team.pods)}
-    hard |= {quota_key(r): str(n) for r, n in _per_resource(team, catalog).items()}
+    # With Kueue, the ceiling is what Kueue can admit for the team, borrowing included (docs/queues.md).
+    queues = queue_plan_of(plan, catalog)
+    ceilings = next((t.ceilings for t in queues.teams if t.team == team.name), None) if queues else None
+    hard |= {quota_key(r): str(n) for r, n in (ceilings or _per_resource(team, catalog)).items()}
     objects: list[Manifest] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(ns, team=team.name)},
         {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": _meta("compute", ns), "spec": {"hard": hard}},

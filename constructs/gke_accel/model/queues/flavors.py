@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gke_accel.model.node_pool import SPOT_TAINT_KEY, NodePoolPlan, Taint
+from gke_accel.model.pools.node_pool import SPOT_TAINT_KEY, NodePoolPlan, Taint
 
 TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
 TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_accel.model.platform_spec import PriorityClassesSpec
+from gke_accel.model.platform.spec import PriorityClassesSpec
 from gke_accel.model.queues.plan import QueuePlan, TeamQueue
 
 Manifest = dict[str, Any]

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gke_accel.catalog import load_catalog
-from gke_accel.model.capacity import accelerator_key
-from gke_accel.model.errors import ConfigIssue, IssueCollector
-from gke_accel.model.names import DNS_LABEL
-from gke_accel.model.node_pool import NodePoolPlan
+from gke_accel.model.platform.capacity import accelerator_key
+from gke_accel.model.core.errors import ConfigIssue, IssueCollector
+from gke_accel.model.core.names import DNS_LABEL
+from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.queues.flavors import plan_flavors
 from gke_accel.model.queues.plan import flavors_of, split_nominal
 from gke_accel.model.queues.spec import QueuesSpec
-from gke_accel.model.spec import EnvironmentSpec
+from gke_accel.model.environment.spec import EnvironmentSpec
 
 NEEDS_KUEUE = ("queued", "flex-start")
 
@@ -42,8 +42,6 @@ def check_queues(
     catalog = load_catalog()
     if queues.cohort is not None and not DNS_LABEL.match(queues.cohort):
         issues.bad("queues.cohort", queues.cohort, "is not a valid cohort name", "a DNS label, e.g. the environment")
-    if not spec.teams:
-        issues.bad("queues.enabled", True, "needs at least one team (one ClusterQueue per team)", "add teams:")
     team_names = [t.name for t in spec.teams]
     flavors = plan_flavors(pools)
     nominal = split_nominal(spec.teams, flavors, catalog)
