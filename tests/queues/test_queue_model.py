@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gke_accel.model import ConfigError, load_environment_text
-from gke_accel.model.queues import QueuesSpec, TeamQueueSpec, plan_queues, team_local_queue, uses_kueue
+from gke_accel.model.queues import QueuesSpec, TeamQueueSpec, team_local_queue, uses_kueue
 from gke_accel.model.queues.flavors import plan_flavors
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.platform.capacity import accelerator_key
-from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan
 from gke_accel.model.platform.spec import TeamSpec
+from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan
 from gke_accel.model.queues.flavors import Flavor, plan_flavors
 from gke_accel.model.queues.names import LOCAL_QUEUE_NAME, cluster_queue_name
 from gke_accel.model.queues.spec import QueuesSpec, TeamQueueSpec
