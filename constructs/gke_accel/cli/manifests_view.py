@@ -1,4 +1,4 @@
-"""``gke-accel manifests``: the platform's Kubernetes objects as YAML (for GitOps users and
+"""``gke-accel manifests``: the platform's Kubernetes objects (and Kueue queues) as YAML (for GitOps users and
 reviewers), and the capacity-versus-quota table that ``synth`` prints."""
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from gke_accel.cli.tables import render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.platform.capacity import capacity_rows
 from gke_accel.model.platform.manifests import platform_manifests
+from gke_accel.model.queues.manifests import queue_manifests
+from gke_accel.model.queues.of_environment import queue_plan_of
 
 
 def capacity_table(plan: EnvironmentPlan) -> str:
@@ -48,6 +50,9 @@ def _file_name(manifest: dict[str, object]) -> str:
 def cmd_manifests(args: argparse.Namespace) -> int:
     for plan in selected_plans(args):
         manifests = platform_manifests(plan)
+        queues = queue_plan_of(plan)
+        if queues is not None:  # after installing Kueue and JobSet (docs/queues.md)
+            manifests += queue_manifests(queues, plan.spec.platform.priority_classes)
         if args.out is None:
             sys.stdout.write(f"# environment: {plan.name}\n")
             sys.stdout.write(yaml.safe_dump_all(manifests, sort_keys=False))

@@ -92,6 +92,20 @@ def _cost(plan: Any, estimate: Callable[[Any], Any]) -> dict[str, Any]:
     }
 
 
+def _queues(plan: Any) -> dict[str, str]:
+    """Team -> "nominal ...; may borrow ...; ceiling ..." from the queue table (absent before Kueue)."""
+    plan_of = model_attr("queue_plan_of", "gke_accel.model.queues.of_environment")
+    rows_of = model_attr("queue_rows", "gke_accel.cli.queues_view")
+    queues = plan_of(plan) if plan_of is not None and rows_of is not None else None
+    if queues is None:
+        return {}
+    return {
+        str(row[0]): f"nominal {row[2]}; may borrow {row[3]}; lends {row[4]}; preempts to borrow {row[5]}; "
+        f"ceiling {row[6]}"
+        for row in rows_of(queues)
+    }
+
+
 def environment_facts(plan: Any) -> EnvironmentFacts:
     """Accelerator capacity (with team quotas when known) and monthly cost (when known) of a plan.
 
@@ -115,7 +129,14 @@ def environment_facts(plan: Any) -> EnvironmentFacts:
             cost = _cost(plan, estimate)
         except Exception as exc:
             notes.append(f"cost model failed: {type(exc).__name__}: {exc}")
-    return EnvironmentFacts(capacity=capacity, quotas_known=rows_of is not None, cost=cost, notes=tuple(notes))
+    queues: dict[str, str] = {}
+    try:
+        queues = _queues(plan)
+    except Exception as exc:
+        notes.append(f"queue table failed: {type(exc).__name__}: {exc}")
+    return EnvironmentFacts(
+        capacity=capacity, quotas_known=rows_of is not None, cost=cost, notes=tuple(notes), queues=queues
+    )
 
 
 def facts_to_dict(facts: EnvironmentFacts) -> dict[str, Any]:
@@ -135,6 +156,7 @@ def facts_to_dict(facts: EnvironmentFacts) -> dict[str, Any]:
         "quotas_known": facts.quotas_known,
         "cost": facts.cost,
         "notes": list(facts.notes),
+        "queues": dict(facts.queues),
     }
 
 
@@ -155,4 +177,5 @@ def facts_from_dict(data: dict[str, Any]) -> EnvironmentFacts:
         quotas_known=bool(data.get("quotas_known")),
         cost=data.get("cost"),
         notes=tuple(data.get("notes") or ()),
+        queues=dict(data.get("queues") or {}),
     )

@@ -97,6 +97,7 @@ class EnvironmentFacts:
     quotas_known: bool = False  # gke_accel.model.platform.capacity was importable
     cost: dict[str, Any] | None = None  # EnvironmentCost.to_dict(), when the cost model exists
     notes: tuple[str, ...] = ()  # an optional model that failed
+    queues: dict[str, str] = field(default_factory=dict)  # team -> its Kueue queue in words (docs/queues.md)
 
 
 @dataclass(frozen=True)

@@ -157,6 +157,15 @@ def _quota_section(old: dict[tuple[str, str], CapacityLine], new: dict[tuple[str
     return out
 
 
+def _queue_section(before: EnvironmentFacts | None, after: EnvironmentFacts | None) -> list[str]:
+    old, new = (before.queues if before else {}), (after.queues if after else {})
+    changed = [t for t in sorted(old.keys() | new.keys()) if old.get(t) != new.get(t)]
+    if not changed:
+        return []
+    out = ["", "**Kueue queues** (per team; docs/queues.md)", "", "| team | before | after |", "|---|---|---|"]
+    return out + [f"| {t} | {old.get(t, '-')} | {new.get(t, '-')} |" for t in changed]
+
+
 def _money(value: float) -> str:
     return f"${value:,.0f}"
 
@@ -213,6 +222,7 @@ def stack_markdown(stack: StackReview, *, policy_checked: bool) -> list[str]:
     out += _attribute_table([c for c in ordered if c.action in ("update", "replace")])
     if stack.has_changes or stack.status != "unchanged":
         out += _capacity_section(stack.before, stack.after)
+        out += _queue_section(stack.before, stack.after)
         out += _cost_section(stack.before, stack.after)
     out += _policy_section(stack, policy_checked)
     return out

@@ -1,0 +1,88 @@
+"""What users see of the queues: the synth table, `gke-accel manifests`, the ResourceQuota ceiling,
+and the plan review's queue section."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gke_accel.cli.main import main
+from gke_accel.cli.queues_view import synth_section
+from gke_accel.model import load_environment, load_environment_text
+from gke_accel.model.platform.manifests import platform_manifests
+from gke_accel.review.facts import environment_facts, facts_from_dict, facts_to_dict
+from gke_accel.review.render import _queue_section
+from helpers import to_yaml
+
+CONFIG = Path(__file__).resolve().parents[2] / "config"
+
+
+def staging_data() -> dict[str, object]:
+    data: dict[str, object] = yaml.safe_load((CONFIG / "staging.yaml").read_text())
+    return data
+
+
+def test_shipped_staging_shares_32_tpu_chips_between_three_teams_with_a_preempting_inference_team() -> None:
+    text = synth_section(load_environment(CONFIG / "staging.yaml"))
+    lines = text.splitlines()
+    assert "queues (Kueue 0.17.0, JobSet 0.11.1; cohort staging):" in lines[0]
+    rows = {line.split()[0]: line for line in lines[3:6]}
+    assert set(rows) == {"nlp", "research", "serving"}
+    assert "v5e-4x4 16" in rows["nlp"] and "v5e-4x4 8" in rows["research"] and "v5e-4x4 8" in rows["serving"]
+    assert "yes" in rows["serving"] and "yes" not in rows["nlp"]
+    assert "tpu 24" in rows["research"]  # 8 nominal + borrowing limit 16
+    assert "  flavor v5e-4x4: 32 tpu max, pools v5e-slice-s0, v5e-slice-s1" in lines
+
+
+def test_no_queue_table_without_kueue() -> None:
+    assert synth_section(load_environment(CONFIG / "dev.yaml")) == ""
+
+
+@pytest.mark.parametrize(("team", "tpu", "gpu"), [("nlp", "32", "4"), ("research", "24", "4"), ("serving", "32", "4")])
+def test_resource_quota_is_the_kueue_ceiling(team: str, tpu: str, gpu: str) -> None:
+    manifests = platform_manifests(load_environment(CONFIG / "staging.yaml"))
+    [quota] = [
+        m
+        for m in manifests
+        if m["kind"] == "ResourceQuota" and m["metadata"] == {**m["metadata"], "name": "compute", "namespace": team}
+    ]
+    hard = quota["spec"]["hard"]
+    assert (hard["requests.google.com/tpu"], hard["requests.nvidia.com/gpu"]) == (tpu, gpu)
+
+
+def test_without_kueue_the_resource_quota_is_the_teams_own_quota() -> None:
+    data = staging_data()
+    del data["queues"]
+    manifests = platform_manifests(load_environment_text(to_yaml(data)))
+    [quota] = [m for m in manifests if m["kind"] == "ResourceQuota" and m["metadata"].get("namespace") == "research"
+               and m["metadata"]["name"] == "compute"]  # fmt: skip
+    assert quota["spec"]["hard"]["requests.google.com/tpu"] == "8"
+
+
+def test_manifests_command_includes_the_queue_objects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["manifests", "--config-dir", str(CONFIG), "--env", "staging", "--out", str(tmp_path)]) == 0
+    files = {p.name for p in (tmp_path / "staging").iterdir()}
+    assert {"clusterqueue.research.yaml", "research.localqueue.team.yaml", "resourceflavor.v5e-4x4.yaml"} <= files
+    assert "workloadpriorityclass.inference.yaml" in files
+    cq = yaml.safe_load((tmp_path / "staging" / "clusterqueue.serving.yaml").read_text())
+    assert cq["apiVersion"] == "kueue.x-k8s.io/v1beta2" and cq["spec"]["cohortName"] == "staging"
+    assert main(["manifests", "--config-dir", str(CONFIG), "--env", "dev"]) == 0
+    assert "kueue.x-k8s.io" not in capsys.readouterr().out
+
+
+def test_review_shows_queue_changes_before_and_after() -> None:
+    before = environment_facts(load_environment(CONFIG / "staging.yaml"))
+    data = staging_data()
+    data["queues"] = {"teams": {"research": {"borrowing_limit": {"v5e": 8}}, "serving": {}}}
+    after = environment_facts(load_environment_text(to_yaml(data)))
+    assert facts_from_dict(facts_to_dict(after)) == after
+    assert before != after
+    section = _queue_section(before, after)
+    assert section[1] == "**Kueue queues** (per team; docs/queues.md)"
+    research, serving = section[5:]
+    assert research.startswith("| research |") and "v5e-4x4 16" in research and "v5e-4x4 8;" in research
+    assert serving.startswith("| serving |") and "preempts to borrow yes" in serving
+    assert "preempts to borrow -" in serving.split("|")[3]
+    assert _queue_section(before, before) == []
