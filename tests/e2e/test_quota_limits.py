@@ -10,7 +10,7 @@ import pytest
 from localcluster import KubectlError, LocalCluster
 
 from gke_accel.model import load_environment
-from gke_accel.model.k8s_manifests import platform_manifests
+from gke_accel.model.platform.manifests import platform_manifests
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 GPU, TPU = "nvidia.com/gpu", "google.com/tpu"

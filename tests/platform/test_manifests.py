@@ -9,6 +9,7 @@ from typing import Any
 import kubernetes_validate
 import pytest
 import yaml
+from server_defaults import as_stored
 
 from gke_accel.cli.main import main
 from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
@@ -76,7 +77,8 @@ def test_priority_classes_let_inference_preempt_and_batch_never() -> None:
     assert classes["inference"]["value"] > classes["training"]["value"] > classes["batch"]["value"]
     assert classes["inference"]["preemptionPolicy"] == "PreemptLowerPriority"
     assert classes["batch"]["preemptionPolicy"] == "Never"
-    assert [n for n, c in classes.items() if c["globalDefault"]] == ["training"]
+    assert [n for n, c in classes.items() if "globalDefault" in c] == ["training"]
+    assert classes["training"]["globalDefault"] is True
 
 
 def test_a_team_restricted_to_some_classes_gets_a_zero_pod_quota_for_the_others() -> None:
@@ -108,7 +110,7 @@ def test_team_identity_access_and_isolation() -> None:
     [limits] = [m for m in by_kind(manifests, "LimitRange") if m["metadata"]["namespace"] == "nlp"]
     container = limits["spec"]["limits"][0]
     assert container["max"] == {"nvidia.com/gpu": "1", "google.com/tpu": "4"}
-    assert "nvidia.com/gpu" not in container["default"]
+    assert container["default"]["nvidia.com/gpu"] == container["defaultRequest"]["nvidia.com/gpu"] == "0"
 
 
 def test_staging_driver_installer_follows_googles_cos_manifest() -> None:
@@ -219,3 +221,31 @@ def test_stdout_lists_objects_in_apply_order(capsys: pytest.CaptureFixture[str])
         if ns in namespaces_at:
             assert namespaces_at[ns] < i
     assert max(namespaces_at.values()) < min(i for i, d in enumerate(docs) if d["metadata"].get("namespace"))
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_the_api_server_stores_every_object_as_declared(env: str) -> None:
+    """No server defaulting adds or drops a field: otherwise pods get values nobody declared and every
+    apply or ``terraform plan`` shows a change."""
+    for manifest in platform_manifests(plan_of(env)):
+        assert as_stored(manifest) == manifest, f"{manifest['kind']} {manifest['metadata']['name']}"
+
+
+def test_server_defaulting_would_inject_accelerators_from_a_bare_max() -> None:
+    """The defect the real server showed: ``max`` alone becomes ``default`` and ``defaultRequest``."""
+    bare = {"kind": "LimitRange", "spec": {"limits": [{"type": "Container", "max": {"nvidia.com/gpu": "1"}}]}}
+    stored = as_stored(bare)["spec"]["limits"][0]
+    assert stored["default"] == stored["defaultRequest"] == {"nvidia.com/gpu": "1"}
+    assert as_stored({"kind": "PriorityClass", "globalDefault": False}) == {
+        "kind": "PriorityClass",
+        "preemptionPolicy": "PreemptLowerPriority",
+    }
+
+
+def test_cpu_only_containers_get_zero_accelerators_from_the_limit_range() -> None:
+    [limits] = [
+        m for m in by_kind(platform_manifests(plan_of("dev")), "LimitRange") if m["metadata"]["namespace"] == "nlp"
+    ]
+    container = as_stored(limits)["spec"]["limits"][0]
+    for resource in ("nvidia.com/gpu", "google.com/tpu"):
+        assert container["default"][resource] == container["defaultRequest"][resource] == "0"
