@@ -12,6 +12,7 @@ from gke_accel.catalog.loader import (
     TpuGeneration,
     load_catalog,
 )
+from gke_accel.catalog.zone_facts import ZoneFacts, load_zone_facts
 
 __all__ = [
     "Catalog",
@@ -23,5 +24,7 @@ __all__ = [
     "Price",
     "PriceBook",
     "TpuGeneration",
+    "ZoneFacts",
     "load_catalog",
+    "load_zone_facts",
 ]

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 import yaml
 
+from gke_accel.catalog.zone_facts import ZoneFacts, load_zone_facts
+
 Placement = Literal["compact", "workload_policy"]
 GpuAttach = Literal["fixed", "n1"]
 
@@ -126,6 +128,7 @@ class Catalog:
     latest_driver_image_types: tuple[str, ...]
     prices: PriceBook
     driver_installer: DriverInstallerFacts
+    zones: ZoneFacts
 
     def gpu_model(self, name: str) -> GpuModel | None:
         """Find a GPU model by accelerator type (``nvidia-l4``) or alias (``l4``), case-insensitively."""
@@ -157,7 +160,7 @@ def _price(raw: dict[str, Any]) -> Price:
     return Price(float(raw["on_demand"]), None if spot is None else float(spot), bool(raw.get("verify", False)))
 
 
-def _tpu_generation(name: str, raw: dict[str, Any], subcube_chips: int) -> TpuGeneration:
+def _tpu_generation(name: str, raw: dict[str, Any], subcube_chips: int, zones: ZoneFacts) -> TpuGeneration:
     max_chips = int(raw["max_chips"]) if "max_chips" in raw else int(raw["max_cubes"]) * subcube_chips
     return TpuGeneration(
         name=name,
@@ -170,7 +173,7 @@ def _tpu_generation(name: str, raw: dict[str, Any], subcube_chips: int) -> TpuGe
         multihost_placement=raw["multihost_placement"],
         name_prefix=raw["name_prefix"],
         name_counts=raw["name_counts"],
-        zones=tuple(raw["zones"]),
+        zones=zones.zones_for("tpu", name),  # every zone a source lists (zones.yaml)
         min_gke_version=str(raw["min_gke_version"]),
     )
 
@@ -183,8 +186,9 @@ def load_catalog() -> Catalog:
     di = _read_yaml("driver_installer.yaml")
     tpu, gpu = acc["tpu"], acc["gpu"]
     cube_chips = 64  # one 4x4x4 cube
+    zones = load_zone_facts()
     return Catalog(
-        tpu_generations={n: _tpu_generation(n, r, cube_chips) for n, r in tpu["generations"].items()},
+        tpu_generations={n: _tpu_generation(n, r, cube_chips, zones) for n, r in tpu["generations"].items()},
         topologies_2d={str(k): tuple(int(c) for c in v) for k, v in tpu["topologies_2d"].items()},
         subcube_topologies_3d=tuple(tpu["subcube_topologies_3d"]),
         single_chip_topology_3d=str(tpu["single_chip_topology_3d"]),
@@ -235,4 +239,5 @@ def load_catalog() -> Catalog:
             ubuntu_pinned={str(k): str(v) for k, v in di["ubuntu_pinned"].items()},
             unsupported_models=tuple(di["unsupported_models"]),
         ),
+        zones=zones,
     )
