@@ -72,6 +72,18 @@ class N1Host:
 
 
 @dataclass(frozen=True)
+class N1Shapes:
+    """Rules for N1 machine types (predefined families and custom shapes), memory in MB."""
+
+    families: dict[str, tuple[tuple[int, ...], float]]  # family -> (vCPU sizes, MB per vCPU)
+    custom_max_vcpu: int
+    custom_min_mb_per_vcpu: int
+    custom_max_mb_per_vcpu: int
+    custom_memory_step_mb: int
+    custom_max_extended_mb: int
+
+
+@dataclass(frozen=True)
 class N1Limit:
     max_vcpu: int
     max_memory_gb: int
@@ -120,6 +132,7 @@ class Catalog:
     gpu_machines: dict[str, GpuMachine]
     n1_limits: dict[str, dict[int, N1Limit]]
     n1_hosts: dict[str, N1Host]
+    n1_shapes: N1Shapes
     n1_default_host: dict[int, str]
     sharing_strategies: tuple[str, ...]
     max_shared_clients_per_gpu: int
@@ -213,6 +226,16 @@ def load_catalog() -> Catalog:
             for gpu_type, counts in gpu["n1_attachable"].items()
         },
         n1_hosts={n: N1Host(n, int(r["vcpu"]), int(r["memory_gb"])) for n, r in gpu["n1_hosts"].items()},
+        n1_shapes=N1Shapes(
+            families={
+                str(k): (tuple(int(c) for c in v["vcpus"]), float(v["mb_per_vcpu"])) for k, v in gpu["n1_shapes"].items()
+            },
+            custom_max_vcpu=int(gpu["n1_custom"]["max_vcpu"]),
+            custom_min_mb_per_vcpu=int(gpu["n1_custom"]["min_mb_per_vcpu"]),
+            custom_max_mb_per_vcpu=int(gpu["n1_custom"]["max_mb_per_vcpu"]),
+            custom_memory_step_mb=int(gpu["n1_custom"]["memory_step_mb"]),
+            custom_max_extended_mb=int(gpu["n1_custom"]["max_extended_mb"]),
+        ),
         n1_default_host={int(k): str(v) for k, v in gpu["n1_default_host"].items()},
         sharing_strategies=tuple(gpu["sharing_strategies"]),
         max_shared_clients_per_gpu=int(gpu["max_shared_clients_per_gpu"]),
