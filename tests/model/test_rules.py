@@ -443,7 +443,7 @@ RULES = [
     Rule(
         "maintenance-order",
         "cluster.maintenance",
-        {"start_time": "2025-01-04T03:00:00Z", "end_time": "2025-01-04T07:00:00Z"},
+        {"start_time": "2025-01-04T03:00:00Z", "end_time": "2025-01-04T11:00:00Z"},
         {"start_time": "2025-01-04T03:00:00Z", "end_time": "2025-01-04T01:00:00Z"},
         "cluster.maintenance.end_time",
         "must be after start_time",
@@ -528,7 +528,7 @@ RULES = [
     Rule(
         "gcs-needs-bucket",
         "backend",
-        {"type": "gcs", "bucket": "b"},
+        {"type": "gcs", "bucket": "acme-tf-state"},
         {"type": "gcs"},
         "backend.bucket",
         "is required for a gcs backend",

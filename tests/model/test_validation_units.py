@@ -33,6 +33,7 @@ CATALOG = load_catalog()
         (list(range(10**6)), "[0, 1, 2, 3, 4, 5, ... 999994 more]"),
         (10**5000, "(a 16610-bit number)"),
     ],
+    ids=["text", "null", "bool", "list", "mapping", "quote", "newline", "long-list", "huge-int"],
 )
 def test_values_show_as_yaml(value: object, shown: str) -> None:
     assert show(value) == shown

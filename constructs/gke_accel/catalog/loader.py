@@ -134,6 +134,7 @@ class Catalog:
     n1_hosts: dict[str, N1Host]
     n1_shapes: N1Shapes
     n1_default_host: dict[int, str]
+    flex_start_compact_families: tuple[str, ...]  # machine-type prefixes
     sharing_strategies: tuple[str, ...]
     max_shared_clients_per_gpu: int
     driver_versions: tuple[str, ...]
@@ -237,6 +238,7 @@ def load_catalog() -> Catalog:
             custom_max_extended_mb=int(gpu["n1_custom"]["max_extended_mb"]),
         ),
         n1_default_host={int(k): str(v) for k, v in gpu["n1_default_host"].items()},
+        flex_start_compact_families=tuple(gpu["flex_start_compact_families"]),
         sharing_strategies=tuple(gpu["sharing_strategies"]),
         max_shared_clients_per_gpu=int(gpu["max_shared_clients_per_gpu"]),
         driver_versions=tuple(gpu["driver_versions"]),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -164,8 +165,39 @@ def _expanded_size(root: yaml.Node) -> int:
     return size(root, 0)
 
 
+_FLOW_CHARS = re.compile(r"[\[\]{}'\"#\n\\]")
+
+
+def _flow_depth(text: str) -> int:
+    """Deepest ``[``/``{`` nesting outside quotes and comments: a cheap bound checked before
+    parsing, because PyYAML scans deeply nested flow collections slowly."""
+    depth = deepest = 0
+    quote = ""
+    for match in _FLOW_CHARS.finditer(text):
+        ch, at = match.group(), match.start()
+        if quote:
+            if ch == quote and not (quote == '"' and at and text[at - 1] == "\\"):
+                quote = ""
+            elif ch == "\n" and quote == "#":
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (at == 0 or text[at - 1] in " \t\n"):
+            quote = "#"
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_DEPTH:
+                break
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+    return deepest
+
+
 def parse_config_text(text: str) -> Any:
     """Parse one YAML document into plain data; every problem is a ConfigInputError."""
+    if _flow_depth(text) > MAX_DEPTH:
+        raise _fail("(file)", f"nests deeper than {MAX_DEPTH} levels")
     try:
         loader = _StrictLoader(text)  # reads the stream: refuses control characters here
     except yaml.YAMLError as exc:

@@ -80,13 +80,14 @@ def check_pool_zones(
     inherited_from: str | None,
     allow_unlisted: bool,
     issues: IssueCollector,
+    scalar: bool = False,
 ) -> None:
     """Apply the zone rule to every zone of a pool (its own zones at ``path``, or the cluster's
     zones it inherits from ``inherited_from``): errors into ``issues``, warnings as warnings."""
     date = f"zone data as of {facts.as_of}"
     for i, zone in enumerate(zones):
         verdict = zone_verdict(facts, kind, accelerator, zone, shown)
-        where = f"{path}[{i}]" if inherited_from is None else path
+        where = f"{path}[{i}]" if inherited_from is None and not scalar else path
         source = "" if inherited_from is None else f" (inherited from {inherited_from})"
         if verdict.level == "ok":
             continue
