@@ -24,16 +24,16 @@ from gke_accel.cli import cost_view, manifests_view
 from gke_accel.cli.main import main
 from gke_accel.cli.summary import environment_summary
 from gke_accel.model import ConfigError, EnvironmentPlan, load_environment_text
-from gke_accel.model.alerts import plan_alerts
-from gke_accel.model.capacity import capacity_rows
-from gke_accel.model.cost import estimate_environment
-from gke_accel.model.dashboard import dashboard_json
-from gke_accel.model.k8s_manifests import platform_manifests
-from gke_accel.model.quotas import derivation_text, plan_quotas
+from gke_accel.model.observability.alerts import plan_alerts
+from gke_accel.model.observability.cost import estimate_environment
+from gke_accel.model.observability.dashboard import dashboard_json
+from gke_accel.model.observability.quotas import derivation_text, plan_quotas
+from gke_accel.model.platform.capacity import capacity_rows
+from gke_accel.model.platform.manifests import platform_manifests
 from helpers import base_config, set_path, to_yaml
 
 CATALOG = load_catalog()
-ZONES = sorted(CATALOG.zones.standard_zones | CATALOG.zones.ai_zones)[::3] + ["us-central1-a", "us-central1-b"]
+ZONES = [*sorted(CATALOG.zones.standard_zones | CATALOG.zones.ai_zones)[::3], "us-central1-a", "us-central1-b"]
 # Integers from the everyday to the absurd: limits must hold at every size.
 NUMBERS = st.one_of(
     st.integers(min_value=-3, max_value=300),

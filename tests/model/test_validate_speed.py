@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from gke_accel.catalog import load_catalog
-from gke_accel.model.config_files import load_environments
+from gke_accel.model.environment.config_files import load_environments
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,12 +10,12 @@ import pytest
 from gke_accel.catalog import load_catalog
 from gke_accel.model.cluster.identity import node_service_account_id
 from gke_accel.model.cluster.maintenance import _occurrences_per_32_days, _rrule, check_maintenance
+from gke_accel.model.cluster.spec import MaintenanceExclusion, MaintenanceSpec
+from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.labels import check_node_labels, check_resource_labels
 from gke_accel.model.core.show import show
-from gke_accel.model.errors import IssueCollector
 from gke_accel.model.pools.n1_shape import N1Shape, n1_shape
 from gke_accel.model.pools.zone_check import zone_verdict
-from gke_accel.model.spec import MaintenanceExclusion, MaintenanceSpec
 
 CATALOG = load_catalog()
 
@@ -119,7 +119,8 @@ def test_n1_shape_mistakes(machine: str, text: str) -> None:
 
 @pytest.mark.parametrize("length", range(1, 41))
 def test_node_service_account_id_is_valid_for_every_cluster_name_length(length: int) -> None:
-    for name in ("a" * length, ("a-" * 20)[:length].rstrip("-") or "a", "a" + "-" * (length - 2) + "b" if length > 1 else "a"):
+    dashes = "a" + "-" * (length - 2) + "b" if length > 1 else "a"
+    for name in ("a" * length, ("a-" * 20)[:length].rstrip("-") or "a", dashes):
         account = node_service_account_id(name)
         assert re.fullmatch(r"[a-z][-a-z0-9]{4,28}[a-z0-9]", account), (name, account)
     assert node_service_account_id("ml-dev") == "ml-dev-nodes"

@@ -229,7 +229,8 @@ def load_catalog() -> Catalog:
         n1_hosts={n: N1Host(n, int(r["vcpu"]), int(r["memory_gb"])) for n, r in gpu["n1_hosts"].items()},
         n1_shapes=N1Shapes(
             families={
-                str(k): (tuple(int(c) for c in v["vcpus"]), float(v["mb_per_vcpu"])) for k, v in gpu["n1_shapes"].items()
+                str(k): (tuple(int(c) for c in v["vcpus"]), float(v["mb_per_vcpu"]))
+                for k, v in gpu["n1_shapes"].items()
             },
             custom_max_vcpu=int(gpu["n1_custom"]["max_vcpu"]),
             custom_min_mb_per_vcpu=int(gpu["n1_custom"]["min_mb_per_vcpu"]),

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from gke_accel.model.errors import IssueCollector
-from gke_accel.model.spec import MaintenanceSpec
+from gke_accel.model.cluster.spec import MaintenanceSpec
+from gke_accel.model.core.errors import IssueCollector
 
 MIN_HOURS_PER_32_DAYS = 48
 MIN_WINDOW_HOURS = 4

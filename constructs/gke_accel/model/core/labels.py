@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from gke_accel.model.errors import IssueCollector
+from gke_accel.model.core.errors import IssueCollector
 
 _K8S_NAME = re.compile(r"[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?")
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?)*")

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from gke_accel.model.errors import ConfigIssue
+from gke_accel.model.core.errors import ConfigIssue
 
 MAX_CONFIG_BYTES = 1024 * 1024  # 1 MiB: far above any real environment file (ours are ~2 KB)
 MAX_VALUES = 100_000  # values after expanding aliases: stops "billion laughs" alias bombs
@@ -102,7 +102,7 @@ class _StrictLoader(yaml.SafeLoader):
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 continue
-            key = self.construct_object(key_node, deep=True)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=True)
             try:
                 first = seen.get(key)
             except TypeError:  # an unhashable key (a list or mapping); the base class reports it
@@ -176,9 +176,7 @@ def _flow_depth(text: str) -> int:
     for match in _FLOW_CHARS.finditer(text):
         ch, at = match.group(), match.start()
         if quote:
-            if ch == quote and not (quote == '"' and at and text[at - 1] == "\\"):
-                quote = ""
-            elif ch == "\n" and quote == "#":
+            if (ch == quote and not (quote == '"' and at and text[at - 1] == "\\")) or (ch == "\n" and quote == "#"):
                 quote = ""
         elif ch in "'\"":
             quote = ch

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gke_accel.catalog import ZoneFacts
-from gke_accel.model.errors import IssueCollector
+from gke_accel.model.core.errors import IssueCollector
 
 AI_ZONE = re.compile(r"[a-z]+-[a-z]+[0-9]+-ai[0-9]+[a-z]")
 Kind = Literal["tpu", "gpu"]
@@ -96,9 +96,5 @@ def check_pool_zones(
             continue
         offered = offered_zones(facts, kind, accelerator, region)
         valid = ", ".join(offered) if offered else f"no zone of {region} lists {shown}"
-        issues.bad(
-            where,
-            zone,
-            f"{source.strip()} {verdict.reason} ({date}); set allow_unlisted_zone: true if you hold capacity there".strip(),
-            valid,
-        )
+        override = "set allow_unlisted_zone: true if you hold capacity there"
+        issues.bad(where, zone, f"{source.strip()} {verdict.reason} ({date}); {override}".strip(), valid)
