@@ -7,10 +7,12 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from .blocks import diff_blocks
 from .build import SideResult, synth_current
 from .diff import diff_stack
 from .git_base import BaseError, git, resolve, synth_base, worktree
 from .model import PolicyChange, Review, StackReview
+from .safety import safety_items
 
 
 def compare_sides(base: SideResult, head: SideResult, *, base_ref: str, head_ref: str) -> Review:
@@ -38,6 +40,8 @@ def compare_sides(base: SideResult, head: SideResult, *, base_ref: str, head_ref
         before, after = base.stacks.get(env), head.stacks.get(env)
         changes = diff_stack(before, after, tpu_machine_types=tpu)
         stack = StackReview(env, "unchanged", changes, base.facts.get(env), head.facts.get(env))
+        stack.blocks = diff_blocks(before, after)
+        stack.safety = safety_items(changes, stack.blocks, before, after)
         if before is None:
             stack.status = "added"
         elif after is None:
