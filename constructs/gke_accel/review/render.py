@@ -219,9 +219,10 @@ def _render(review: Review, level: int) -> str:
     return "\n".join(out) + "\n"
 
 
-def to_markdown(review: Review, *, limit: int = COMMENT_LIMIT) -> str:
+def to_markdown(review: Review, *, limit: int = COMMENT_LIMIT - 1_536) -> str:
     """The comment: everything when it fits in ``limit`` characters, else shorter resource lists
-    (summary, safety, capacity and cost always stay), and as a last resort a hard cut."""
+    (summary, safety, capacity and cost always stay), and as a last resort a hard cut. The default
+    leaves room for the terraform plan lines CI appends."""
     for level in range(len(_LEVELS)):
         text = _render(review, level)
         if len(text) <= limit:
