@@ -6,12 +6,25 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_accel.cdk._framework import Construct
+from gke_accel.cdk._framework import Construct, TerraformResource
 from gke_accel.cdk._providers import ComputeResourcePolicy, ContainerNodePool, pool_structs
 from gke_accel.cdk.policy import skip_check
 from gke_accel.model.node_pool import NodePoolPlan
 
 NODE_OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
+
+
+def slice_shape(plan: NodePoolPlan) -> dict[str, str] | None:
+    """What a TPU slice pool cannot change in place: provider 6.50 would plan a machine-type or
+    topology change as an update that GKE does not apply (the slice keeps its old shape). None for
+    other pools."""
+    if plan.kind != "tpu":
+        return None
+    shape = {"machine_type": plan.machine_type, "tpu_topology": plan.tpu_topology or ""}
+    if plan.placement is not None:
+        shape["placement_topology"] = plan.placement.tpu_topology or ""
+        shape["placement"] = "COMPACT" if plan.placement.compact else "workload-policy"
+    return shape
 
 
 def secure_node_config_args(
@@ -141,6 +154,16 @@ class AcceleratorNodePool(Construct):
             if plan.kind == "gpu"
             else None,
         )
+        shape = slice_shape(plan)
+        if shape is not None:
+            # A change of shape replaces the pool (same name, so an unchanged pool keeps it): a
+            # terraform_data holding the shape, and replace_triggered_by on the pool. Written as an
+            # override because cdktf renders replaceTriggeredBy as "${...}", which Terraform rejects.
+            self.shape = TerraformResource(self, "slice-shape", terraform_resource_type="terraform_data")
+            self.shape.add_override("triggers_replace", shape)
+            self.resource.add_override(
+                "lifecycle.replace_triggered_by", [f"terraform_data.{self.shape.friendly_unique_id}"]
+            )
         if not plan.auto_repair:
             skip_check(
                 self.resource, "CKV_GCP_9", "flex-start and queued-provisioning pools must run without auto-repair"
