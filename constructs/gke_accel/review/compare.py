@@ -52,14 +52,34 @@ def compare_sides(base: SideResult, head: SideResult, *, base_ref: str, head_ref
     return review
 
 
+def changed_stacks(base: SideResult, head: SideResult) -> list[str]:
+    """Stacks whose synthesized JSON differs: only these can have new or resolved findings."""
+    return sorted(env for env in set(base.stacks) | set(head.stacks) if base.stacks.get(env) != head.stacks.get(env))
+
+
+def _only(side: SideResult, envs: list[str], scratch: Path) -> Path:
+    """A stacks folder holding just ``envs`` of ``side`` (checkov scans a whole folder)."""
+    out = scratch / side.label
+    for env in envs:
+        if env in side.stacks:
+            (out / env).mkdir(parents=True, exist_ok=True)
+            shutil.copy2(side.stacks_dir / env / "cdk.tf.json", out / env / "cdk.tf.json")
+    return out
+
+
 def add_policy(review: Review, base: SideResult, head: SideResult) -> None:
-    """Run checkov on both sides (in parallel) and record the findings new in the head and those resolved."""
+    """Run checkov on the stacks that changed, both sides in parallel, and record the findings new
+    in the head and those resolved. An unchanged stack has the same findings on both sides: not scanned."""
     from gke_accel.policy import scan_stacks
 
+    envs = changed_stacks(base, head)
+    scratch = Path(tempfile.mkdtemp(prefix="gke-accel-review-scan-"))
+
     def scan(side: SideResult) -> set[PolicyChange]:
-        if not side.stacks:
+        folder = _only(side, envs, scratch)
+        if not folder.exists():
             return set()
-        report = scan_stacks(side.stacks_dir)
+        report = scan_stacks(folder)
         return {PolicyChange(f.stack, f.check_id, f.resource, f.title) for f in report.failed}
 
     try:
@@ -69,6 +89,8 @@ def add_policy(review: Review, base: SideResult, head: SideResult) -> None:
     except Exception as exc:  # checkov missing or failing: say so, do not hide the rest of the review
         review.notes.append(f"policy scan unavailable: {exc}")
         return
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     review.policy_checked = True
 
     def key(f: PolicyChange) -> tuple[str, str, str]:
