@@ -37,7 +37,8 @@ def canonical(value: Any, sets: frozenset[str], path: str = "") -> Any:
 
 
 def _attributes(body: Mapping[str, Any], sets: frozenset[str]) -> dict[str, Any]:
-    return canonical({k: v for k, v in body.items() if k not in META_ARGUMENTS}, sets)
+    attributes: dict[str, Any] = canonical({k: v for k, v in body.items() if k not in META_ARGUMENTS}, sets)
+    return attributes
 
 
 def replace_triggers(body: Mapping[str, Any] | None) -> list[str]:
