@@ -14,19 +14,6 @@ from gke_accel.model.pools.node_pool import NodePoolPlan
 NODE_OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 
 
-def slice_shape(plan: NodePoolPlan) -> dict[str, str] | None:
-    """What a TPU slice pool cannot change in place: provider 6.50 would plan a machine-type or
-    topology change as an update that GKE does not apply (the slice keeps its old shape). None for
-    other pools."""
-    if plan.kind != "tpu":
-        return None
-    shape = {"machine_type": plan.machine_type, "tpu_topology": plan.tpu_topology or ""}
-    if plan.placement is not None:
-        shape["placement_topology"] = plan.placement.tpu_topology or ""
-        shape["placement"] = "COMPACT" if plan.placement.compact else "workload-policy"
-    return shape
-
-
 def secure_node_config_args(
     *, service_account: str, labels: dict[str, str], resource_labels: dict[str, str]
 ) -> dict[str, Any]:
@@ -154,7 +141,7 @@ class AcceleratorNodePool(Construct):
             if plan.kind == "gpu"
             else None,
         )
-        shape = slice_shape(plan)
+        shape = plan.slice_shape()
         if shape is not None:
             # A change of shape replaces the pool (same name, so an unchanged pool keeps it): a
             # terraform_data holding the shape, and replace_triggered_by on the pool. Written as an
