@@ -79,7 +79,7 @@ class AcceleratorNodePool(Construct):
             machine_type=plan.machine_type,
             image_type=plan.image_type,
             disk_size_gb=plan.disk_size_gb,
-            disk_type="pd-balanced",
+            disk_type=plan.disk_type,
             spot=plan.spot or None,
             flex_start=plan.flex_start or None,
             max_run_duration=f"{plan.max_run_duration_seconds}s" if plan.max_run_duration_seconds else None,

@@ -85,6 +85,7 @@ class NodePoolPlan:
     guest_accelerator: GuestAccelerator | None
     image_type: str
     disk_size_gb: int
+    disk_type: str = "pd-balanced"  # boot disk; also GKE's default for pools that do not set it
     labels: dict[str, str] = field(default_factory=dict)
     taints: tuple[Taint, ...] = ()
     tpu_topology: str | None = None
