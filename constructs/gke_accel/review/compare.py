@@ -11,8 +11,11 @@ from .blocks import diff_blocks
 from .build import SideResult, synth_current
 from .diff import diff_stack
 from .git_base import BaseError, git, resolve, synth_base, worktree
-from .model import PolicyChange, Review, StackReview
+from .model import Review, StackReview
 from .safety import safety_items
+from .scans import add_policy, start_scan
+
+__all__ = ["add_policy", "compare_sides", "review_config_dirs", "review_git"]
 
 
 def compare_sides(base: SideResult, head: SideResult, *, base_ref: str, head_ref: str) -> Review:
@@ -50,60 +53,6 @@ def compare_sides(base: SideResult, head: SideResult, *, base_ref: str, head_ref
             stack.status = "changed"
         review.stacks.append(stack)
     return review
-
-
-def changed_stacks(base: SideResult, head: SideResult) -> list[str]:
-    """Stacks whose synthesized JSON differs: only these can have new or resolved findings."""
-    return sorted(env for env in set(base.stacks) | set(head.stacks) if base.stacks.get(env) != head.stacks.get(env))
-
-
-def _only(side: SideResult, envs: list[str], scratch: Path) -> Path:
-    """A stacks folder holding just ``envs`` of ``side`` (checkov scans a whole folder)."""
-    out = scratch / side.label
-    for env in envs:
-        if env in side.stacks:
-            (out / env).mkdir(parents=True, exist_ok=True)
-            shutil.copy2(side.stacks_dir / env / "cdk.tf.json", out / env / "cdk.tf.json")
-    return out
-
-
-def add_policy(review: Review, base: SideResult, head: SideResult) -> None:
-    """Run checkov on the stacks that changed, both sides in parallel, and record the findings new
-    in the head and those resolved. An unchanged stack has the same findings on both sides: not scanned."""
-    from gke_accel.policy import scan_stacks
-
-    envs = changed_stacks(base, head)
-    scratch = Path(tempfile.mkdtemp(prefix="gke-accel-review-scan-"))
-
-    def scan(side: SideResult) -> set[PolicyChange]:
-        folder = _only(side, envs, scratch)
-        if not folder.exists():
-            return set()
-        report = scan_stacks(folder)
-        return {PolicyChange(f.stack, f.check_id, f.resource, f.title) for f in report.failed}
-
-    try:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            base_future, head_future = pool.submit(scan, base), pool.submit(scan, head)
-            old, new = base_future.result(), head_future.result()
-    except Exception as exc:  # checkov missing or failing: say so, do not hide the rest of the review
-        review.notes.append(f"policy scan unavailable: {exc}")
-        return
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    review.policy_checked = True
-
-    def key(f: PolicyChange) -> tuple[str, str, str]:
-        return (f.stack, f.check_id, f.resource)
-
-    old_keys, new_keys = {key(f) for f in old}, {key(f) for f in new}
-    by_stack = {s.name: s for s in review.stacks}
-    for finding in sorted(new, key=key):
-        if key(finding) not in old_keys and finding.stack in by_stack:
-            by_stack[finding.stack].new_findings.append(finding)
-    for finding in sorted(old, key=key):
-        if key(finding) not in new_keys and finding.stack in by_stack:
-            by_stack[finding.stack].resolved_findings.append(finding)
 
 
 def review_config_dirs(
@@ -144,6 +93,9 @@ def review_git(
         shutil.rmtree(outdir / "stacks", ignore_errors=True)
     head = synth_current("head", head_config, outdir, names)
     scratch = Path(tempfile.mkdtemp(prefix="gke-accel-review-out-"))
+    pool = ThreadPoolExecutor(max_workers=1)
+    # checkov on the head runs while the base is synthesized (a subprocess: it overlaps for real)
+    head_scan = start_scan(pool, head, scratch / "scan") if policy else None
     try:
         with worktree(repo, commit) as root:
             base, notes = synth_base(
@@ -157,7 +109,8 @@ def review_git(
         )
         review.notes[:0] = notes or [f"base synthesized {base.method}"]
         if policy:
-            add_policy(review, base, head)
+            add_policy(review, base, head, head_scan=head_scan)
         return review
     finally:
+        pool.shutdown(wait=True)
         shutil.rmtree(scratch, ignore_errors=True)
