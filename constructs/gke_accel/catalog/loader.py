@@ -6,7 +6,7 @@ This module only reads and types the data; the rules that use it live in ``gke_a
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Literal
 
@@ -105,6 +105,7 @@ class PriceBook:
     tpu_per_chip_hour: dict[str, Price]
     machine_per_hour: dict[str, Price]
     n1_gpu_per_hour: dict[str, Price]
+    disk_per_gb_month: dict[str, float] = field(default_factory=dict)  # boot disk type -> USD
 
 
 @dataclass(frozen=True)
@@ -253,6 +254,7 @@ def load_catalog() -> Catalog:
             tpu_per_chip_hour={k: _price(v) for k, v in pr["tpu_per_chip_hour"].items()},
             machine_per_hour={k: _price(v) for k, v in pr["machine_per_hour"].items()},
             n1_gpu_per_hour={k: _price(v) for k, v in pr["n1_gpu_per_hour"].items()},
+            disk_per_gb_month={str(k): float(v) for k, v in (pr.get("disk_per_gb_month") or {}).items()},
         ),
         driver_installer=DriverInstallerFacts(
             name=str(di["name"]),
