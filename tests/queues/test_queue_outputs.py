@@ -13,7 +13,7 @@ from gke_accel.cli.queues_view import synth_section
 from gke_accel.model import load_environment, load_environment_text
 from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.review.facts import environment_facts, facts_from_dict, facts_to_dict
-from gke_accel.review.render import _queue_section
+from gke_accel.review.tables import queue_section as _queue_section
 from helpers import to_yaml
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
@@ -64,9 +64,9 @@ def test_without_kueue_the_resource_quota_is_the_teams_own_quota() -> None:
 def test_manifests_command_includes_the_queue_objects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["manifests", "--config-dir", str(CONFIG), "--env", "staging", "--out", str(tmp_path)]) == 0
     files = {p.name for p in (tmp_path / "staging").iterdir()}
-    assert {"clusterqueue.research.yaml", "research.localqueue.team.yaml", "resourceflavor.v5e-4x4.yaml"} <= files
-    assert "workloadpriorityclass.inference.yaml" in files
-    cq = yaml.safe_load((tmp_path / "staging" / "clusterqueue.serving.yaml").read_text())
+    assert {"0-clusterqueue.research.yaml", "2-research.localqueue.team.yaml", "0-resourceflavor.v5e-4x4.yaml"} <= files
+    assert "0-workloadpriorityclass.inference.yaml" in files
+    cq = yaml.safe_load((tmp_path / "staging" / "0-clusterqueue.serving.yaml").read_text())
     assert cq["apiVersion"] == "kueue.x-k8s.io/v1beta2" and cq["spec"]["cohortName"] == "staging"
     assert main(["manifests", "--config-dir", str(CONFIG), "--env", "dev"]) == 0
     assert "kueue.x-k8s.io" not in capsys.readouterr().out
