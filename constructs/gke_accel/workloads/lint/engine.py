@@ -1,0 +1,164 @@
+"""Runs every lint rule over the workloads read from YAML, per environment, and renders the verdict:
+whether and where each workload schedules, and the errors and warnings that say why not."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gke_accel.workloads._model import TPU_RESOURCE, EnvironmentPlan
+from gke_accel.workloads.lint import jobs, team
+from gke_accel.workloads.lint.findings import Finding
+from gke_accel.workloads.lint.placement import place
+from gke_accel.workloads.lint.queues import queue_findings
+from gke_accel.workloads.lint.resources import resource_findings
+from gke_accel.workloads.lint.scheduling import pod_requests, required_terms
+from gke_accel.workloads.manifests import Documents, PodGroup, Workload, read_documents
+from gke_accel.workloads.nodes import PoolNodes, pool_nodes
+
+TPU_SELECTORS = ("cloud.google.com/gke-tpu-accelerator", "cloud.google.com/gke-tpu-topology")
+
+
+@dataclass(frozen=True)
+class WorkloadVerdict:
+    workload: Workload
+    findings: tuple[Finding, ...]
+    pools: tuple[str, ...]  # pools its pods fit on
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def schedules(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> str:
+        wl = self.workload
+        where = f"{wl.ref} ({wl.namespace or 'no namespace'}, {wl.source})"
+        if self.schedules:
+            return f"ok    {where}: schedules on {', '.join(self.pools) or '(no pool)'}"
+        return f"FAIL  {where}: will not run as written ({len(self.errors)} error(s))"
+
+
+@dataclass(frozen=True)
+class LintReport:
+    environment: str
+    verdicts: tuple[WorkloadVerdict, ...]
+    notes: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.unreadable and all(v.schedules for v in self.verdicts)
+
+    def render(self) -> str:
+        lines = [f"environment {self.environment}:"]
+        for v in self.verdicts:
+            lines.append(v.summary())
+            lines += [f.render() for f in sorted(v.findings, key=lambda f: f.severity)]
+        lines += [f"error {u}" for u in self.unreadable]
+        lines += [f"note  {n}" for n in self.notes]
+        errors = sum(len(v.errors) for v in self.verdicts) + len(self.unreadable)
+        warnings = sum(len(v.findings) - len(v.errors) for v in self.verdicts)
+        lines.append(f"{len(self.verdicts)} workload(s): {errors} error(s), {warnings} warning(s)")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "environment": self.environment,
+            "ok": self.ok,
+            "workloads": [
+                {
+                    "kind": v.workload.kind,
+                    "name": v.workload.name,
+                    "namespace": v.workload.namespace,
+                    "source": v.workload.source,
+                    "schedules": v.schedules,
+                    "pools": list(v.pools),
+                    "findings": [f.to_dict() for f in v.findings],
+                }
+                for v in self.verdicts
+            ],
+            "notes": list(self.notes),
+            "unreadable": list(self.unreadable),
+        }
+
+
+def _selects_tpu(g: PodGroup) -> bool:
+    selector = g.spec.get("nodeSelector") if isinstance(g.spec.get("nodeSelector"), dict) else {}
+    keys = set(selector)
+    for term in required_terms(g.spec) or []:
+        if isinstance(term, dict):
+            keys |= {e.get("key") for e in term.get("matchExpressions") or [] if isinstance(e, dict)}
+    return all(k in keys for k in TPU_SELECTORS)
+
+
+@dataclass
+class _Context:
+    plan: EnvironmentPlan
+    pools: list[PoolNodes]
+    teams: dict[str, Any]
+    services: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
+    findings: list[Finding] = []
+    placed: list[team.Placed] = []
+    fitting: list[str] = []
+    owner = ctx.teams.get(wl.namespace or "")
+    findings += team.namespace_findings(wl, ctx.teams)
+    if not wl.groups:
+        findings.append(Finding("no-pool", "error", "spec", "has no pod template"))
+    for g in wl.groups:
+        requests = pod_requests(g.spec)
+        findings += resource_findings(g.spec, g.path)
+        pools, why = place(g.spec, g.path, requests, ctx.pools)
+        findings += why
+        fitting += [p.name for p in pools if p.name not in fitting]
+        placed.append(team.Placed(g, requests, pools))
+        if requests.get(TPU_RESOURCE) and not _selects_tpu(g):
+            findings.append(
+                Finding("tpu-selectors", "warning", f"{g.path}.nodeSelector",
+                        "TPU pods should select " + " and ".join(TPU_SELECTORS)
+                        + " (GKE sets up the TPU runtime from them, and they pick the slice shape)")
+            )
+        if requests.get(TPU_RESOURCE):
+            for p in pools:
+                if p.slice_vms > 1 or requests[TPU_RESOURCE] >= p.plan.chips_per_node:
+                    continue
+                findings.append(
+                    Finding("tpu-chips", "warning", f"{g.path}.containers[*].resources.limits.{TPU_RESOURCE}",
+                            f"uses {requests[TPU_RESOURCE]:f} of the {p.plan.chips_per_node} chips of a "
+                            f"{p.plan.tpu_topology} VM in {p.name}: the others stay idle")
+                )
+            multi = [p for p in pools if p.slice_vms > 1]
+            if multi and requests[TPU_RESOURCE] != multi[0].plan.chips_per_node:
+                findings.append(
+                    Finding("tpu-chips", "error", f"{g.path}.containers[*].resources.limits.{TPU_RESOURCE}",
+                            f"is {requests[TPU_RESOURCE]:f}: on a multi-host slice each pod takes all "
+                            f"{multi[0].plan.chips_per_node} chips of its VM",
+                            f"{TPU_RESOURCE}: {multi[0].plan.chips_per_node}")
+                )
+        findings += jobs.multi_host_findings(wl, g, pools, ctx.services, ctx.pools)
+        findings += jobs.retry_findings(wl, g, any(p.plan.spot for p in pools))
+        findings += team.priority_findings(ctx.plan, wl, g, owner)
+    if owner is not None:
+        findings += team.quota_findings(wl, owner, placed)
+    findings += queue_findings(ctx.plan, wl)
+    unique = tuple(dict.fromkeys(findings))
+    return WorkloadVerdict(wl, unique, tuple(fitting))
+
+
+def lint_documents(plan: EnvironmentPlan, docs: Documents) -> LintReport:
+    ctx = _Context(plan, pool_nodes(plan), team.teams_by_namespace(plan), list(docs.services))
+    verdicts = tuple(_lint_workload(ctx, wl) for wl in docs.workloads)
+    notes = tuple(docs.skipped)
+    if not docs.workloads and not docs.errors:
+        notes += ("no workloads found (Pod, Job, JobSet, Deployment, StatefulSet)",)
+    return LintReport(plan.name, verdicts, notes, tuple(docs.errors))
+
+
+def lint_texts(plan: EnvironmentPlan, texts: list[tuple[str, str]]) -> LintReport:
+    """Lint (file name, YAML text) pairs against one environment."""
+    return lint_documents(plan, read_documents(texts))
