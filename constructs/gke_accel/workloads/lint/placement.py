@@ -35,9 +35,8 @@ def _no_pool(pod: Obj, path: str, checks: list[PoolCheck]) -> Finding:
                 f"select one of: {', '.join(offered)}" if offered else f"remove {key}",
             )
     reasons = "; ".join(f"{c.pool.name}: {', '.join(c.selector)}" for c in checks)
-    return Finding(
-        "no-pool", "error", f"{path}.affinity", f"node selectors and affinity match no pool ({reasons})"
-    )
+    where = "affinity" if pod.get("affinity") else "nodeSelector"
+    return Finding("no-pool", "error", f"{path}.{where}", f"together the node selectors match no pool ({reasons})")
 
 
 def _resources(path: str, accel: str | None, requests: dict[str, Decimal], checks: list[PoolCheck]) -> Finding:
