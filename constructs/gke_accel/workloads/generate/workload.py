@@ -136,7 +136,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
             "apiVersion": "apps/v1", "kind": "Deployment", "metadata": _metadata(req.name, ns, workload_labels),
             "spec": {"replicas": req.replicas, "selector": {"matchLabels": selector}, "template": template},
         }]
-    disruption = {"onPodConditions": [{"type": "DisruptionTarget"}]}
+    disruption = {"onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}
     if req.kind == "job":
         return [{
             "apiVersion": "batch/v1", "kind": "Job", "metadata": _metadata(req.name, ns, workload_labels),

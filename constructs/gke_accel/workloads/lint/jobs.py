@@ -111,7 +111,10 @@ def _rules(policy: Any) -> list[Obj]:
 
 
 def _on_disruption(rule: Obj) -> bool:
-    return any(isinstance(c, dict) and c.get("type") == DISRUPTION for c in rule.get("onPodConditions") or [])
+    return any(
+        isinstance(c, dict) and c.get("type") == DISRUPTION and c.get("status", "True") == "True"
+        for c in rule.get("onPodConditions") or []
+    )
 
 
 def retry_findings(wl: Workload, g: PodGroup, spot: bool) -> list[Finding]:
