@@ -15,18 +15,36 @@ def workload_env_config() -> dict[str, Any]:
     data = base_config()
     data["tpu_pools"] = [
         {"name": "v5e", "generation": "v5e", "topology": "2x2", "zone": "us-central1-a", "consumption": "spot"},
-        {"name": "v5e-mh", "generation": "v5e", "topology": "2x4", "machine_type": "ct5lp-hightpu-4t",
-         "zone": "us-central1-a", "max_slices": 2},
+        {
+            "name": "v5e-mh",
+            "generation": "v5e",
+            "topology": "2x4",
+            "machine_type": "ct5lp-hightpu-4t",
+            "zone": "us-central1-a",
+            "max_slices": 2,
+        },
     ]
     data["gpu_pools"] = [
         {"name": "l4", "gpu": "l4", "gpus_per_node": 1, "max_nodes": 2, "consumption": "spot"},
         {"name": "l4x2", "gpu": "l4", "gpus_per_node": 2, "max_nodes": 2},
     ]
     data["teams"] = [
-        {"name": "nlp", "google_group": "nlp@acme.example.com", "accelerators": {"v5e": 16, "l4": 4},
-         "cpu": 64, "memory_gib": 256},
-        {"name": "vision", "google_group": "vision@acme.example.com", "accelerators": {"l4": 1},
-         "cpu": 8, "memory_gib": 32, "pods": 3, "priority_classes": ["training", "batch"]},
+        {
+            "name": "nlp",
+            "google_group": "nlp@acme.example.com",
+            "accelerators": {"v5e": 16, "l4": 4},
+            "cpu": 64,
+            "memory_gib": 256,
+        },
+        {
+            "name": "vision",
+            "google_group": "vision@acme.example.com",
+            "accelerators": {"l4": 1},
+            "cpu": 8,
+            "memory_gib": 32,
+            "pods": 3,
+            "priority_classes": ["training", "batch"],
+        },
     ]
     return data
 
@@ -51,7 +69,9 @@ def tpu_job() -> dict[str, Any]:
             "metadata": {"name": "train", "namespace": "nlp"},
             "spec": {
                 "backoffLimit": 3,
-                "podFailurePolicy": {"rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]},
+                "podFailurePolicy": {
+                    "rules": [{"action": "Ignore", "onPodConditions": [{"type": "DisruptionTarget"}]}]
+                },
                 "template": {
                     "metadata": {"labels": {"app": "train"}},
                     "spec": {
@@ -103,8 +123,13 @@ def multi_host_jobset() -> dict[str, Any]:
         "spec": {
             "failurePolicy": {
                 "maxRestarts": 3,
-                "rules": [{"name": "free", "action": "RestartJobSetAndIgnoreMaxRestarts",
-                           "onJobFailureReasons": ["PodFailurePolicy"]}],
+                "rules": [
+                    {
+                        "name": "free",
+                        "action": "RestartJobSetAndIgnoreMaxRestarts",
+                        "onJobFailureReasons": ["PodFailurePolicy"],
+                    }
+                ],
             },
             "replicatedJobs": [
                 {

@@ -8,22 +8,30 @@ from typing import Any
 import kubernetes_validate
 import pytest
 import yaml
+from restricted import restricted_violations
 
 from gke_accel.model import ConfigError, EnvironmentPlan
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from gke_accel.workloads.lint import lint_texts
-from restricted import restricted_violations
 
 REQUESTS = {
-    "tpu-job": WorkloadRequest(name="train", team="nlp", kind="job", accelerator="v5e", image="train:1",
-                               command=("python", "train.py"), chips=4),
-    "tpu-multihost": WorkloadRequest(name="mh", team="nlp", kind="jobset", accelerator="v5e", image="train:1",
-                                     chips=8),
+    "tpu-job": WorkloadRequest(
+        name="train",
+        team="nlp",
+        kind="job",
+        accelerator="v5e",
+        image="train:1",
+        command=("python", "train.py"),
+        chips=4,
+    ),
+    "tpu-multihost": WorkloadRequest(name="mh", team="nlp", kind="jobset", accelerator="v5e", image="train:1", chips=8),
     "gpu-job": WorkloadRequest(name="ft", team="nlp", kind="job", accelerator="l4", image="ft:1", chips=2),
-    "serve": WorkloadRequest(name="serve", team="nlp", kind="deployment", accelerator="l4", image="srv:1",
-                             replicas=2, checkpoints=False),
-    "vision-batch": WorkloadRequest(name="sweep", team="vision", kind="job", accelerator="l4", image="x:1",
-                                    priority="batch"),
+    "serve": WorkloadRequest(
+        name="serve", team="nlp", kind="deployment", accelerator="l4", image="srv:1", replicas=2, checkpoints=False
+    ),
+    "vision-batch": WorkloadRequest(
+        name="sweep", team="vision", kind="job", accelerator="l4", image="x:1", priority="batch"
+    ),
 }
 
 
@@ -43,16 +51,20 @@ def test_generated_workload_passes_lint_schema_and_restricted(env: EnvironmentPl
     for obj in objects:
         if obj["kind"] == "JobSet":  # a CRD: validate its Job template as a batch/v1 Job
             job = obj["spec"]["replicatedJobs"][0]["template"]
-            kubernetes_validate.validate({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "x"}, **job},
-                                         "1.33", strict=True)
+            kubernetes_validate.validate(
+                {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "x"}, **job}, "1.33", strict=True
+            )
         else:
             kubernetes_validate.validate(obj, "1.33", strict=True)
         assert restricted_violations(pod_of(obj)) == []
 
 
 def test_restricted_helper_catches_violations() -> None:
-    pod = {"containers": [{"name": "c", "securityContext": {"privileged": True}}], "hostNetwork": True,
-           "volumes": [{"name": "h", "hostPath": {"path": "/"}}]}
+    pod = {
+        "containers": [{"name": "c", "securityContext": {"privileged": True}}],
+        "hostNetwork": True,
+        "volumes": [{"name": "h", "hostPath": {"path": "/"}}],
+    }
     found = restricted_violations(pod)
     assert "hostNetwork" in found and "c: privileged" in found and any("hostPath" in v for v in found)
 
@@ -61,10 +73,14 @@ def test_tpu_job_takes_selectors_tolerations_and_identity_from_the_plan(env: Env
     [job] = new_workload(env, REQUESTS["tpu-job"])
     pod = pod_of(job)
     assert job["metadata"]["namespace"] == "nlp"
-    assert pod["nodeSelector"] == {"cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
-                                   "cloud.google.com/gke-tpu-topology": "2x2"}
-    assert {(t["key"], t["value"]) for t in pod["tolerations"]} == {("google.com/tpu", "present"),
-                                                                    ("cloud.google.com/gke-spot", "true")}
+    assert pod["nodeSelector"] == {
+        "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
+        "cloud.google.com/gke-tpu-topology": "2x2",
+    }
+    assert {(t["key"], t["value"]) for t in pod["tolerations"]} == {
+        ("google.com/tpu", "present"),
+        ("cloud.google.com/gke-spot", "true"),
+    }
     assert pod["serviceAccountName"] == "workload" and pod["priorityClassName"] == "training"
     assert pod["containers"][0]["resources"]["limits"]["google.com/tpu"] == "4"
     # retries: disruptions are ignored, application errors use backoffLimit
@@ -110,8 +126,10 @@ def test_deployment_defaults_to_inference_priority(env: EnvironmentPlan) -> None
         ({"chips": 16}, "--chips: 16 is not the chip count of a v5e slice in test; valid: 4 (2x2), 8 (2x4)"),
         ({"chips": 8, "kind": "job"}, "--kind: 'job': a 2x4 slice has 2 VMs, one pod each; valid: jobset"),
         ({"accelerator": "l4", "chips": 4}, "--gpus: 4 GPUs per pod: no l4 pool has that many per node; valid: 1, 2"),
-        ({"team": "vision", "priority": "inference", "accelerator": "l4", "chips": 1},
-         "--priority: 'inference': team vision may not use it; valid: training, batch"),
+        (
+            {"team": "vision", "priority": "inference", "accelerator": "l4", "chips": 1},
+            "--priority: 'inference': team vision may not use it; valid: training, batch",
+        ),
     ],
 )
 def test_impossible_requests_are_config_errors(env: EnvironmentPlan, change: dict[str, Any], text: str) -> None:

@@ -49,8 +49,12 @@ def indexed_job_with_service(service: bool) -> list[Doc]:
     job["template"]["spec"]["subdomain"] = "mh"
     job["podFailurePolicy"]["rules"][0]["action"] = "Ignore"
     doc = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "mh", "namespace": "nlp"}, "spec": job}
-    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "mh", "namespace": "nlp"},
-           "spec": {"clusterIP": "None", "selector": {"app": "train"}}}
+    svc = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "mh", "namespace": "nlp"},
+        "spec": {"clusterIP": "None", "selector": {"app": "train"}},
+    }
     return [doc, svc] if service else [doc]
 
 
@@ -68,112 +72,277 @@ def _set(d: Doc, key: str, value: Any) -> None:
 
 
 CASES = {
-    "resource-name-tpu": Case("resource-name", "error", edit(tpu_job, lambda d: None),
-                              edit(tpu_job, lambda d: pod_of(d)["containers"][0].update(
-                                  resources={"limits": {"cloud.google.com/tpu": 4}})),
-                              "use google.com/tpu"),
-    "resource-name-gpu": Case("resource-name", "error", edit(gpu_job, lambda d: None),
-                              edit(gpu_job, lambda d: pod_of(d)["containers"][0].update(
-                                  resources={"limits": {"nvidia.com/gpus": 1}})),
-                              "use nvidia.com/gpu"),
-    "extended-limits": Case("extended-limits", "error", edit(gpu_job, lambda d: None),
-                            edit(gpu_job, lambda d: pod_of(d)["containers"][0].update(
-                                resources={"requests": {"nvidia.com/gpu": 1}})),
-                            "without a limit"),
-    "no-pool-topology": Case("no-pool", "error", edit(tpu_job, lambda d: None),
-                             edit(tpu_job, lambda d: pod_of(d)["nodeSelector"].update(
-                                 {"cloud.google.com/gke-tpu-topology": "4x4"})),
-                             "'4x4' matches no pool; pools offer 2x2 (v5e), 2x4 (v5e-mh-s0, v5e-mh-s1)"),
-    "no-pool-spot": Case("no-pool", "error", edit(gpu_job, lambda d: pod_of(d)["nodeSelector"].update(
-                             {"cloud.google.com/gke-spot": "true"})),
-                         edit(tpu_job, lambda d: pod_of(d)["nodeSelector"].update(
-                             {"cloud.google.com/gke-tpu-topology": "2x4", "cloud.google.com/gke-spot": "true"})),
-                         "together the node selectors match no pool (v5e: nodeSelector cloud.google.com/gke-tpu-"
-                         "topology=2x4 (nodes have 2x2); v5e-mh-s0: nodeSelector cloud.google.com/gke-spot=true "
-                         "(nodes have no such label)"),
-    "no-pool-affinity": Case("no-pool", "error",
-                             edit(gpu_job, lambda d: pod_of(d).update(affinity={"nodeAffinity": {
-                                 "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-                                     {"matchExpressions": [{"key": "cloud.google.com/gke-accelerator",
-                                                            "operator": "In", "values": ["nvidia-l4"]}]}]}}})),
-                             edit(gpu_job, lambda d: pod_of(d).update(affinity={"nodeAffinity": {
-                                 "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
-                                     {"matchExpressions": [{"key": "cloud.google.com/gke-accelerator",
-                                                            "operator": "In", "values": ["nvidia-h100-80gb"]}]}]}}})),
-                             "required node affinity matches none"),
-    "no-pool-kind": Case("no-pool", "error", edit(gpu_job, lambda d: None),
-                         edit(gpu_job, lambda d: limits(d).update({"nvidia.com/gpu": "1", "google.com/tpu": "4"})
-                              or limits(d).pop("nvidia.com/gpu")),
-                         "matches no pool"),
-    "tolerations": Case("tolerations", "error", edit(tpu_job, lambda d: None),
-                        edit(tpu_job, lambda d: _set(pod_of(d), "tolerations", [copy.deepcopy(
-                            pod_of(tpu_job())["tolerations"][0])])),
-                        "does not tolerate cloud.google.com/gke-spot=true:NoSchedule (pool v5e)"),
-    "gpu-count": Case("gpu-count", "error", lambda: [gpu_job(2)], lambda: [gpu_job(4)],
-                      "asks for 4 GPUs per pod, but a node of the selected pools has at most 2"),
-    "tpu-chips-over": Case("tpu-chips", "error", edit(tpu_job, lambda d: None),
-                           edit(tpu_job, lambda d: limits(d).update({"google.com/tpu": "8"})
-                                or pod_of(d)["containers"][0]["resources"].pop("requests")),
-                           "asks for 8 TPU chips per pod"),
-    "tpu-chips-multi-host": Case("tpu-chips", "error", lambda: [multi_host_jobset()],
-                                 edit(multi_host_jobset, lambda d: pod_of(d)["containers"][0].update(
-                                     resources={"limits": {"google.com/tpu": "2"}})),
-                                 "each pod takes all 4 chips of its VM"),
-    "tpu-chips-idle": Case("tpu-chips", "warning", edit(tpu_job, lambda d: None),
-                           edit(tpu_job, lambda d: pod_of(d)["containers"][0].update(
-                               resources={"limits": {"google.com/tpu": "1"}})),
-                           "uses 1 of the 4 chips"),
-    "multi-host-parallelism": Case("multi-host", "error", lambda: [multi_host_jobset()],
-                                   edit(multi_host_jobset, lambda d: d["spec"]["replicatedJobs"][0]["template"]
-                                        ["spec"].update(parallelism=1, completions=1)),
-                                   "a 2x4 slice has 2 VMs, one pod each"),
-    "multi-host-indexed": Case("multi-host", "error", lambda: [multi_host_jobset()],
-                               edit(multi_host_jobset, lambda d: d["spec"]["replicatedJobs"][0]["template"]
-                                    ["spec"].pop("completionMode")),
-                               "needs its index"),
-    "multi-host-kind": Case("multi-host", "error", lambda: [multi_host_jobset()],
-                            lambda: [as_pod({"metadata": {"name": "p", "namespace": "nlp"},
-                                             "spec": {"template": {"spec": pod_of(multi_host_jobset())}}})],
-                            "its pods must start together"),
-    "multi-host-headless-service": Case("multi-host", "error", lambda: indexed_job_with_service(True),
-                                        lambda: indexed_job_with_service(False), "needs a headless Service"),
-    "slices": Case("slices", "error",
-                   edit(multi_host_jobset, lambda d: d["spec"]["replicatedJobs"][0].update(replicas=2)),
-                   edit(multi_host_jobset, lambda d: d["spec"]["replicatedJobs"][0].update(replicas=3)),
-                   "pool v5e-mh has 2 2x4 slice(s)"),
-    "quota-total": Case("quota", "error", edit(tpu_job, lambda d: d["spec"].update(parallelism=4)),
-                        edit(tpu_job, lambda d: d["spec"].update(parallelism=5)),
-                        "requests 20 google.com/tpu at once; team nlp's quota is requests.google.com/tpu=16"),
-    "quota-share": Case("quota", "error", lambda: [gpu_job(1, "vision")],
-                        lambda: [gpu_job(2, "vision")], "team vision's quota is requests.nvidia.com/gpu=1"),
-    "quota-cpu": Case("quota", "error", lambda: [gpu_job(1, "vision")],
-                      edit(lambda: gpu_job(1, "vision"), lambda d: limits(d).update(cpu="9")),
-                      "requests 9 cpu at once; team vision's quota is requests.cpu=8"),
-    "quota-pods": Case("quota", "error",
-                       edit(lambda: gpu_job(0, "vision"), lambda d: d["spec"].update(parallelism=3)),
-                       edit(lambda: gpu_job(0, "vision"), lambda d: d["spec"].update(parallelism=4)),
-                       "runs 4 pods at once; team vision may run 3"),
-    "priority-unknown": Case("priority", "error", edit(tpu_job, lambda d: _set(pod_of(d), "priorityClassName", "batch")),
-                             edit(tpu_job, lambda d: _set(pod_of(d), "priorityClassName", "urgent")),
-                             "'urgent' is not a priority class of this environment"),
-    "priority-team": Case("priority", "error", lambda: [gpu_job(1, "vision")],
-                          edit(lambda: gpu_job(1, "vision"), lambda d: _set(pod_of(d), "priorityClassName", "inference")),
-                          "team vision may not use 'inference'"),
-    "namespace": Case("namespace", "warning", edit(tpu_job, lambda d: None),
-                      edit(tpu_job, lambda d: d["metadata"].pop("namespace")), "is not set"),
-    "retry-disruption": Case("retry", "warning", edit(tpu_job, lambda d: None),
-                             edit(tpu_job, lambda d: d["spec"].pop("podFailurePolicy")),
-                             "counts toward backoffLimit (3)"),
-    "retry-jobset": Case("retry", "warning", lambda: [multi_host_jobset()],
-                         edit(multi_host_jobset, lambda d: d["spec"].pop("failurePolicy")),
-                         "counts toward backoffLimit (0)"),
-    "retry-restart-policy": Case("retry", "error", edit(tpu_job, lambda d: None),
-                                 edit(tpu_job, lambda d: _set(pod_of(d), "restartPolicy", "OnFailure")),
-                                 "a podFailurePolicy needs restartPolicy: Never"),
-    "retry-bare-pod": Case("retry", "warning", lambda: [as_pod(gpu_job(2))],
-                           lambda: [as_pod(tpu_job())], "a bare Pod on Spot VMs"),
-    "tpu-selectors": Case("tpu-selectors", "warning", edit(tpu_job, lambda d: None),
-                          edit(tpu_job, lambda d: pod_of(d).pop("nodeSelector")), "TPU pods should select"),
+    "resource-name-tpu": Case(
+        "resource-name",
+        "error",
+        edit(tpu_job, lambda d: None),
+        edit(tpu_job, lambda d: pod_of(d)["containers"][0].update(resources={"limits": {"cloud.google.com/tpu": 4}})),
+        "use google.com/tpu",
+    ),
+    "resource-name-gpu": Case(
+        "resource-name",
+        "error",
+        edit(gpu_job, lambda d: None),
+        edit(gpu_job, lambda d: pod_of(d)["containers"][0].update(resources={"limits": {"nvidia.com/gpus": 1}})),
+        "use nvidia.com/gpu",
+    ),
+    "extended-limits": Case(
+        "extended-limits",
+        "error",
+        edit(gpu_job, lambda d: None),
+        edit(gpu_job, lambda d: pod_of(d)["containers"][0].update(resources={"requests": {"nvidia.com/gpu": 1}})),
+        "without a limit",
+    ),
+    "no-pool-topology": Case(
+        "no-pool",
+        "error",
+        edit(tpu_job, lambda d: None),
+        edit(tpu_job, lambda d: pod_of(d)["nodeSelector"].update({"cloud.google.com/gke-tpu-topology": "4x4"})),
+        "'4x4' matches no pool; pools offer 2x2 (v5e), 2x4 (v5e-mh-s0, v5e-mh-s1)",
+    ),
+    "no-pool-spot": Case(
+        "no-pool",
+        "error",
+        edit(gpu_job, lambda d: pod_of(d)["nodeSelector"].update({"cloud.google.com/gke-spot": "true"})),
+        edit(
+            tpu_job,
+            lambda d: pod_of(d)["nodeSelector"].update(
+                {"cloud.google.com/gke-tpu-topology": "2x4", "cloud.google.com/gke-spot": "true"}
+            ),
+        ),
+        "together the node selectors match no pool (v5e: nodeSelector cloud.google.com/gke-tpu-"
+        "topology=2x4 (nodes have 2x2); v5e-mh-s0: nodeSelector cloud.google.com/gke-spot=true "
+        "(nodes have no such label)",
+    ),
+    "no-pool-affinity": Case(
+        "no-pool",
+        "error",
+        edit(
+            gpu_job,
+            lambda d: pod_of(d).update(
+                affinity={
+                    "nodeAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": {
+                            "nodeSelectorTerms": [
+                                {
+                                    "matchExpressions": [
+                                        {
+                                            "key": "cloud.google.com/gke-accelerator",
+                                            "operator": "In",
+                                            "values": ["nvidia-l4"],
+                                        }
+                                    ]
+                                }
+                            ]
+                        }
+                    }
+                }
+            ),
+        ),
+        edit(
+            gpu_job,
+            lambda d: pod_of(d).update(
+                affinity={
+                    "nodeAffinity": {
+                        "requiredDuringSchedulingIgnoredDuringExecution": {
+                            "nodeSelectorTerms": [
+                                {
+                                    "matchExpressions": [
+                                        {
+                                            "key": "cloud.google.com/gke-accelerator",
+                                            "operator": "In",
+                                            "values": ["nvidia-h100-80gb"],
+                                        }
+                                    ]
+                                }
+                            ]
+                        }
+                    }
+                }
+            ),
+        ),
+        "required node affinity matches none",
+    ),
+    "no-pool-kind": Case(
+        "no-pool",
+        "error",
+        edit(gpu_job, lambda d: None),
+        edit(
+            gpu_job,
+            lambda d: (
+                limits(d).update({"nvidia.com/gpu": "1", "google.com/tpu": "4"}) or limits(d).pop("nvidia.com/gpu")
+            ),
+        ),
+        "matches no pool",
+    ),
+    "tolerations": Case(
+        "tolerations",
+        "error",
+        edit(tpu_job, lambda d: None),
+        edit(tpu_job, lambda d: _set(pod_of(d), "tolerations", [copy.deepcopy(pod_of(tpu_job())["tolerations"][0])])),
+        "does not tolerate cloud.google.com/gke-spot=true:NoSchedule (pool v5e)",
+    ),
+    "gpu-count": Case(
+        "gpu-count",
+        "error",
+        lambda: [gpu_job(2)],
+        lambda: [gpu_job(4)],
+        "asks for 4 GPUs per pod, but a node of the selected pools has at most 2",
+    ),
+    "tpu-chips-over": Case(
+        "tpu-chips",
+        "error",
+        edit(tpu_job, lambda d: None),
+        edit(
+            tpu_job,
+            lambda d: (
+                limits(d).update({"google.com/tpu": "8"}) or pod_of(d)["containers"][0]["resources"].pop("requests")
+            ),
+        ),
+        "asks for 8 TPU chips per pod",
+    ),
+    "tpu-chips-multi-host": Case(
+        "tpu-chips",
+        "error",
+        lambda: [multi_host_jobset()],
+        edit(
+            multi_host_jobset,
+            lambda d: pod_of(d)["containers"][0].update(resources={"limits": {"google.com/tpu": "2"}}),
+        ),
+        "each pod takes all 4 chips of its VM",
+    ),
+    "tpu-chips-idle": Case(
+        "tpu-chips",
+        "warning",
+        edit(tpu_job, lambda d: None),
+        edit(tpu_job, lambda d: pod_of(d)["containers"][0].update(resources={"limits": {"google.com/tpu": "1"}})),
+        "uses 1 of the 4 chips",
+    ),
+    "multi-host-parallelism": Case(
+        "multi-host",
+        "error",
+        lambda: [multi_host_jobset()],
+        edit(
+            multi_host_jobset,
+            lambda d: d["spec"]["replicatedJobs"][0]["template"]["spec"].update(parallelism=1, completions=1),
+        ),
+        "a 2x4 slice has 2 VMs, one pod each",
+    ),
+    "multi-host-indexed": Case(
+        "multi-host",
+        "error",
+        lambda: [multi_host_jobset()],
+        edit(multi_host_jobset, lambda d: d["spec"]["replicatedJobs"][0]["template"]["spec"].pop("completionMode")),
+        "needs its index",
+    ),
+    "multi-host-kind": Case(
+        "multi-host",
+        "error",
+        lambda: [multi_host_jobset()],
+        lambda: [
+            as_pod(
+                {
+                    "metadata": {"name": "p", "namespace": "nlp"},
+                    "spec": {"template": {"spec": pod_of(multi_host_jobset())}},
+                }
+            )
+        ],
+        "its pods must start together",
+    ),
+    "multi-host-headless-service": Case(
+        "multi-host",
+        "error",
+        lambda: indexed_job_with_service(True),
+        lambda: indexed_job_with_service(False),
+        "needs a headless Service",
+    ),
+    "slices": Case(
+        "slices",
+        "error",
+        edit(multi_host_jobset, lambda d: d["spec"]["replicatedJobs"][0].update(replicas=2)),
+        edit(multi_host_jobset, lambda d: d["spec"]["replicatedJobs"][0].update(replicas=3)),
+        "pool v5e-mh has 2 2x4 slice(s)",
+    ),
+    "quota-total": Case(
+        "quota",
+        "error",
+        edit(tpu_job, lambda d: d["spec"].update(parallelism=4)),
+        edit(tpu_job, lambda d: d["spec"].update(parallelism=5)),
+        "requests 20 google.com/tpu at once; team nlp's quota is requests.google.com/tpu=16",
+    ),
+    "quota-share": Case(
+        "quota",
+        "error",
+        lambda: [gpu_job(1, "vision")],
+        lambda: [gpu_job(2, "vision")],
+        "team vision's quota is requests.nvidia.com/gpu=1",
+    ),
+    "quota-cpu": Case(
+        "quota",
+        "error",
+        lambda: [gpu_job(1, "vision")],
+        edit(lambda: gpu_job(1, "vision"), lambda d: limits(d).update(cpu="9")),
+        "requests 9 cpu at once; team vision's quota is requests.cpu=8",
+    ),
+    "quota-pods": Case(
+        "quota",
+        "error",
+        edit(lambda: gpu_job(0, "vision"), lambda d: d["spec"].update(parallelism=3)),
+        edit(lambda: gpu_job(0, "vision"), lambda d: d["spec"].update(parallelism=4)),
+        "runs 4 pods at once; team vision may run 3",
+    ),
+    "priority-unknown": Case(
+        "priority",
+        "error",
+        edit(tpu_job, lambda d: _set(pod_of(d), "priorityClassName", "batch")),
+        edit(tpu_job, lambda d: _set(pod_of(d), "priorityClassName", "urgent")),
+        "'urgent' is not a priority class of this environment",
+    ),
+    "priority-team": Case(
+        "priority",
+        "error",
+        lambda: [gpu_job(1, "vision")],
+        edit(lambda: gpu_job(1, "vision"), lambda d: _set(pod_of(d), "priorityClassName", "inference")),
+        "team vision may not use 'inference'",
+    ),
+    "namespace": Case(
+        "namespace",
+        "warning",
+        edit(tpu_job, lambda d: None),
+        edit(tpu_job, lambda d: d["metadata"].pop("namespace")),
+        "is not set",
+    ),
+    "retry-disruption": Case(
+        "retry",
+        "warning",
+        edit(tpu_job, lambda d: None),
+        edit(tpu_job, lambda d: d["spec"].pop("podFailurePolicy")),
+        "counts toward backoffLimit (3)",
+    ),
+    "retry-jobset": Case(
+        "retry",
+        "warning",
+        lambda: [multi_host_jobset()],
+        edit(multi_host_jobset, lambda d: d["spec"].pop("failurePolicy")),
+        "counts toward backoffLimit (0)",
+    ),
+    "retry-restart-policy": Case(
+        "retry",
+        "error",
+        edit(tpu_job, lambda d: None),
+        edit(tpu_job, lambda d: _set(pod_of(d), "restartPolicy", "OnFailure")),
+        "a podFailurePolicy needs restartPolicy: Never",
+    ),
+    "retry-bare-pod": Case(
+        "retry", "warning", lambda: [as_pod(gpu_job(2))], lambda: [as_pod(tpu_job())], "a bare Pod on Spot VMs"
+    ),
+    "tpu-selectors": Case(
+        "tpu-selectors",
+        "warning",
+        edit(tpu_job, lambda d: None),
+        edit(tpu_job, lambda d: pod_of(d).pop("nodeSelector")),
+        "TPU pods should select",
+    ),
 }
 
 

@@ -44,7 +44,11 @@ def test_7b_full_training_bf16_adamw() -> None:
     assert est.needed_bytes / GIB == pytest.approx(125.35, abs=0.01)  # / 0.9
     opts = by_accelerator(catalog_options(est))
     # v5e: 16 GiB per chip -> 125.35 / 16 = 7.8 -> 8 chips -> 2x4 on one 8-chip VM; 8 x $1.20 = $9.60/h
-    assert (opts["v5e"].shape, opts["v5e"].machine_type, opts["v5e"].nodes) == ("2x4 (v5litepod-8)", "ct5lp-hightpu-8t", 1)
+    assert (opts["v5e"].shape, opts["v5e"].machine_type, opts["v5e"].nodes) == (
+        "2x4 (v5litepod-8)",
+        "ct5lp-hightpu-8t",
+        1,
+    )
     assert opts["v5e"].hourly_on_demand == pytest.approx(9.60)
     assert opts["v5e"].monthly_on_demand == pytest.approx(9.60 * 730)
     # v5p: 95 GiB per chip -> 2 chips -> smallest v5p slice is 2x2x1 (4 chips, no 1-chip machine)

@@ -42,9 +42,16 @@ def healthy_state(plan: EnvironmentPlan, *, skip_pools: tuple[str, ...] = ()) ->
             for i, node in enumerate(nodes):
                 labels = node["metadata"]["labels"]
                 if "gke-accel/driver-variant" in labels:
-                    pods.append({"metadata": {"name": f"installer-{i}", "labels": dict(m["spec"]["selector"]["matchLabels"])},
-                                 "spec": {"nodeName": node["metadata"]["name"]},
-                                 "status": {"conditions": [{"type": "Ready", "status": "True"}]}})
+                    pods.append(
+                        {
+                            "metadata": {
+                                "name": f"installer-{i}",
+                                "labels": dict(m["spec"]["selector"]["matchLabels"]),
+                            },
+                            "spec": {"nodeName": node["metadata"]["name"]},
+                            "status": {"conditions": [{"type": "Ready", "status": "True"}]},
+                        }
+                    )
         objects[(m["kind"], meta.get("namespace", ""), meta["name"])] = copy.deepcopy(m)
     return ClusterState(nodes=nodes, pods=pods, objects=objects, namespaces=namespaces)
 
@@ -72,8 +79,11 @@ def test_pool_scaled_to_zero_is_reported_not_failed(staging: EnvironmentPlan) ->
     assert (row.status, row.detail) == ("info", "0 nodes (scaled to zero; min 0, max 2)")
     assert report.ok
     # a pool whose minimum is above zero but has no nodes is a warning
-    [row] = [r for r in verify_state(staging, healthy_state(staging, skip_pools=("l4-serve",))).rows
-             if r.subject == "l4-serve"]
+    [row] = [
+        r
+        for r in verify_state(staging, healthy_state(staging, skip_pools=("l4-serve",))).rows
+        if r.subject == "l4-serve"
+    ]
     assert row.status == "warn"
 
 

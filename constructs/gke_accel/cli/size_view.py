@@ -92,8 +92,14 @@ def _json(est: MemoryEstimate, options: list[Option], fits: dict[str, list[PoolF
         ],
         "environments": {
             env: [
-                {"pool": f.pool, "accelerator": f.accelerator, "fits": f.fits, "units_needed": f.units_needed,
-                 "units_max": f.units_max, "verdict": f.verdict}
+                {
+                    "pool": f.pool,
+                    "accelerator": f.accelerator,
+                    "fits": f.fits,
+                    "units_needed": f.units_needed,
+                    "units_max": f.units_max,
+                    "verdict": f.verdict,
+                }
                 for f in rows
             ]
             for env, rows in fits.items()

@@ -20,7 +20,9 @@ from gke_accel.workloads.verify.check import CheckRow
 def report_text(report: VerifyReport) -> str:
     rows = [[r.status, r.area, r.subject, r.detail] for r in report.rows]
     fails = sum(r.status == "FAIL" for r in report.rows)
-    table = render_table(["status", "area", "object", "detail"], rows, title=f"{report.environment}: live cluster vs plan")
+    table = render_table(
+        ["status", "area", "object", "detail"], rows, title=f"{report.environment}: live cluster vs plan"
+    )
     return table + f"\n{'OK' if report.ok else 'DRIFT'}: {len(report.rows)} checks, {fails} failed"
 
 

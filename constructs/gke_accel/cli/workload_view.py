@@ -38,6 +38,8 @@ def cmd_new(args: argparse.Namespace) -> int:
         chips=args.chips if args.chips is not None else args.gpus,
         priority=args.priority,
         replicas=args.replicas,
+        completions=args.completions,
+        parallelism=args.parallelism,
         cpu=args.cpu,
         memory=args.memory,
         checkpoints=not args.no_checkpoints,
@@ -68,6 +70,8 @@ def register(sub: Any) -> None:
     n.add_argument("--name", default="train")
     n.add_argument("--priority", help="priority class (default training; inference for a deployment)")
     n.add_argument("--replicas", type=int, default=1, help="deployment replicas")
+    n.add_argument("--completions", type=int, default=1, help="job: runs to complete (a sweep, Indexed)")
+    n.add_argument("--parallelism", type=int, default=1, help="job: runs at once")
     n.add_argument("--cpu", help="cpu per pod (default: half the node's share)")
     n.add_argument("--memory", help="memory per pod, e.g. 32Gi (default: half the node's share)")
     n.add_argument("--no-checkpoints", action="store_true", help="do not mount the checkpoint bucket")

@@ -17,12 +17,12 @@ from gke_accel.model.capacity import accelerator_key
 from gke_accel.model.cost import node_rate
 from gke_accel.model.k8s_manifests import WORKLOAD_KSA, platform_manifests, quota_key
 from gke_accel.model.node_pool import GPU_RESOURCE, LABEL_PREFIX, TPU_RESOURCE
-
-POOL_LABEL = f"{LABEL_PREFIX}/pool"  # our own label with the pool name as configured
 from gke_accel.model.platform import team_namespace
 from gke_accel.model.platform_spec import TeamSpec
 from gke_accel.model.spec import ConsumptionSpec
 from gke_accel.model.topology import dims, topology_problem
+
+POOL_LABEL = f"{LABEL_PREFIX}/pool"  # our own label with the pool name as configured
 
 __all__ = [
     "GPU_RESOURCE",

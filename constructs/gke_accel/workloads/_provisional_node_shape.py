@@ -16,7 +16,10 @@ class NodeShape:
 
 
 def node_shape(pool: NodePoolPlan) -> NodeShape:
-    labels = {"cloud.google.com/gke-nodepool": pool.name, "cloud.google.com/machine-family": pool.machine_type.split("-")[0]}
+    labels = {
+        "cloud.google.com/gke-nodepool": pool.name,
+        "cloud.google.com/machine-family": pool.machine_type.split("-")[0],
+    }
     labels["node.kubernetes.io/instance-type"] = pool.machine_type
     if pool.kind == "tpu":
         labels["cloud.google.com/gke-tpu-accelerator"] = pool.accelerator

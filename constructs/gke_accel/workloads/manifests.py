@@ -50,8 +50,16 @@ class Documents:
     errors: list[str] = field(default_factory=list)  # documents that cannot be read
 
 
-def _dict(value: Any) -> Obj:
+def as_dict(value: Any) -> Obj:
+    """``value`` when it is a mapping, else an empty one (user YAML can hold anything)."""
     return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+_dict = as_dict
 
 
 def _int(value: Any, default: int) -> int:

@@ -34,6 +34,8 @@ class WorkloadRequest:
     chips: int | None = None  # TPU: chips of the slice; GPU: GPUs per pod
     priority: str | None = None  # default: training (job/jobset), inference (deployment)
     replicas: int = 1  # deployment replicas
+    completions: int = 1  # job: runs to complete (a sweep: one per experiment, JOB_COMPLETION_INDEX tells which)
+    parallelism: int = 1  # job: runs at once
     cpu: str | None = None
     memory: str | None = None
     checkpoints: bool = True
@@ -65,14 +67,18 @@ def choose_pool(plan: EnvironmentPlan, req: WorkloadRequest) -> PoolNodes:
         match = [p for p in pools if p.plan.chips_per_node * p.slice_vms == req.chips]
         if not match:
             shapes = sorted({f"{p.plan.chips_per_node * p.slice_vms} ({p.plan.tpu_topology})" for p in pools})
-            raise _fail("--chips", f"{req.chips} is not the chip count of a {req.accelerator} slice in {plan.name}",
-                        shapes)
+            raise _fail(
+                "--chips", f"{req.chips} is not the chip count of a {req.accelerator} slice in {plan.name}", shapes
+            )
         return match[0]
     gpus = req.chips or 1
     match = sorted((p for p in pools if p.plan.chips_per_node >= gpus), key=lambda p: p.plan.chips_per_node)
     if not match:
-        raise _fail("--gpus", f"{gpus} GPUs per pod: no {req.accelerator} pool has that many per node",
-                    sorted({p.plan.chips_per_node for p in pools}))
+        raise _fail(
+            "--gpus",
+            f"{gpus} GPUs per pod: no {req.accelerator} pool has that many per node",
+            sorted({p.plan.chips_per_node for p in pools}),
+        )
     return match[0]
 
 
@@ -114,54 +120,90 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     if priority not in allowed:
         raise _fail("--priority", f"{priority!r}: team {team.name} may not use it", allowed)
     vms = pool.slice_vms
+    if req.completions < 1 or req.parallelism < 1:
+        raise _fail("--completions/--parallelism", f"{req.completions}/{req.parallelism} is out of range", "1 or more")
     if vms > 1 and req.kind != "jobset":
-        raise _fail("--kind", f"{req.kind!r}: a {pool.plan.tpu_topology} slice has {vms} VMs, one pod each",
-                    "jobset")
+        raise _fail("--kind", f"{req.kind!r}: a {pool.plan.tpu_topology} slice has {vms} VMs, one pod each", "jobset")
     chips = pool.plan.chips_per_node if pool.plan.kind == "tpu" else (req.chips or 1)
     cpu, memory = _size(pool, chips, req)
     queue = team_queue(plan, team)
     workload_labels = {**req.labels, **({QUEUE_LABEL: queue} if queue else {})}
     cp = plan.spec.platform.checkpoints
-    bucket = (cp.bucket or f"{plan.spec.project_id}-{plan.name}-checkpoints") if cp.enabled and req.checkpoints else None
+    bucket = (
+        (cp.bucket or f"{plan.spec.project_id}-{plan.name}-checkpoints") if cp.enabled and req.checkpoints else None
+    )
     env = _tpu_env(req.name, "workers", vms) if vms > 1 else []
     template = pod_template(
-        name=req.name, pool=pool, chips=chips, image=req.image, command=list(req.command), priority=priority,
-        bucket=bucket, team=team.name, cpu=cpu, memory=memory,
-        restart=None if req.kind == "deployment" else "Never", env=env,
+        name=req.name,
+        pool=pool,
+        chips=chips,
+        image=req.image,
+        command=list(req.command),
+        priority=priority,
+        bucket=bucket,
+        team=team.name,
+        cpu=cpu,
+        memory=memory,
+        restart=None if req.kind == "deployment" else "Never",
+        env=env,
         labels=workload_labels if req.kind == "deployment" else {},
     )
     if req.kind == "deployment":
         selector = {"app.kubernetes.io/name": req.name}
-        return [{
-            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": _metadata(req.name, ns, workload_labels),
-            "spec": {"replicas": req.replicas, "selector": {"matchLabels": selector}, "template": template},
-        }]
+        return [
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": _metadata(req.name, ns, workload_labels),
+                "spec": {"replicas": req.replicas, "selector": {"matchLabels": selector}, "template": template},
+            }
+        ]
     disruption = {"onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}
     if req.kind == "job":
-        return [{
-            "apiVersion": "batch/v1", "kind": "Job", "metadata": _metadata(req.name, ns, workload_labels),
-            "spec": {
-                "backoffLimit": APP_RETRIES,
-                # preemption, Spot reclaim and eviction recreate the pod without using a retry
-                "podFailurePolicy": {"rules": [{"action": "Ignore", **disruption}]},
-                "template": template,
-            },
-        }]
+        sweep: Obj = {}
+        if req.completions > 1 or req.parallelism > 1:
+            sweep = {"completions": req.completions, "parallelism": req.parallelism, "completionMode": "Indexed"}
+        return [
+            {
+                "apiVersion": "batch/v1",
+                "kind": "Job",
+                "metadata": _metadata(req.name, ns, workload_labels),
+                "spec": {
+                    **sweep,
+                    "backoffLimit": APP_RETRIES,
+                    # preemption, Spot reclaim and eviction recreate the pod without using a retry
+                    "podFailurePolicy": {"rules": [{"action": "Ignore", **disruption}]},
+                    "template": template,
+                },
+            }
+        ]
     job = {
-        "parallelism": vms, "completions": vms, "completionMode": "Indexed", "backoffLimit": 0,
+        "parallelism": vms,
+        "completions": vms,
+        "completionMode": "Indexed",
+        "backoffLimit": 0,
         # a lost VM fails the job with reason PodFailurePolicy; the JobSet then restarts the whole
         # slice from the last checkpoint without counting it against maxRestarts
         "podFailurePolicy": {"rules": [{"action": "FailJob", **disruption}]},
         "template": template,
     }
-    return [{
-        "apiVersion": JOBSET_API, "kind": "JobSet", "metadata": _metadata(req.name, ns, workload_labels),
-        "spec": {
-            "failurePolicy": {
-                "maxRestarts": APP_RETRIES,
-                "rules": [{"name": "disruptionsAreFree", "action": "RestartJobSetAndIgnoreMaxRestarts",
-                           "onJobFailureReasons": ["PodFailurePolicy"]}],
+    return [
+        {
+            "apiVersion": JOBSET_API,
+            "kind": "JobSet",
+            "metadata": _metadata(req.name, ns, workload_labels),
+            "spec": {
+                "failurePolicy": {
+                    "maxRestarts": APP_RETRIES,
+                    "rules": [
+                        {
+                            "name": "disruptionsAreFree",
+                            "action": "RestartJobSetAndIgnoreMaxRestarts",
+                            "onJobFailureReasons": ["PodFailurePolicy"],
+                        }
+                    ],
+                },
+                "replicatedJobs": [{"name": "workers", "replicas": 1, "template": {"spec": job}}],
             },
-            "replicatedJobs": [{"name": "workers", "replicas": 1, "template": {"spec": job}}],
-        },
-    }]
+        }
+    ]

@@ -40,5 +40,10 @@ class Finding:
         return f"  {self.severity:<7} [{self.rule}] {self.path}: {self.message}{tail}"
 
     def to_dict(self) -> dict[str, str]:
-        return {"rule": self.rule, "severity": self.severity, "path": self.path, "message": self.message,
-                "hint": self.hint}
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "path": self.path,
+            "message": self.message,
+            "hint": self.hint,
+        }

@@ -64,8 +64,13 @@ def multi_host_findings(
     for key in ("parallelism", "completions"):
         if job.get(key) != vms:
             out.append(
-                Finding("multi-host", "error", f"{g.job_path}.{key}", f"is {job.get(key)}: {what}, one pod each",
-                        f"{key}: {vms}")
+                Finding(
+                    "multi-host",
+                    "error",
+                    f"{g.job_path}.{key}",
+                    f"is {job.get(key)}: {what}, one pod each",
+                    f"{key}: {vms}",
+                )
             )
     if job.get("completionMode") != "Indexed":
         out.append(
@@ -81,15 +86,25 @@ def multi_host_findings(
         network = (wl.obj.get("spec") or {}).get("network") or {}
         if network.get("enableDNSHostnames") is False:
             out.append(
-                Finding("multi-host", "error", "spec.network.enableDNSHostnames",
-                        "is false: the slice's workers cannot find each other", "leave it out (default true)")
+                Finding(
+                    "multi-host",
+                    "error",
+                    "spec.network.enableDNSHostnames",
+                    "is false: the slice's workers cannot find each other",
+                    "leave it out (default true)",
+                )
             )
         group = multi[0].group
         slices = sum(1 for p in all_pools if p.group == group and p.max_nodes > 0)
         if g.replicas > slices:
             out.append(
-                Finding("slices", "error", f"{g.job_path.rsplit('.template', 1)[0]}.replicas",
-                        f"is {g.replicas}: pool {group} has {slices} {topology} slice(s)", f"at most {slices}")
+                Finding(
+                    "slices",
+                    "error",
+                    f"{g.job_path.rsplit('.template', 1)[0]}.replicas",
+                    f"is {g.replicas}: pool {group} has {slices} {topology} slice(s)",
+                    f"at most {slices}",
+                )
             )
     elif not _headless_service(wl, g, services):
         out.append(
@@ -122,22 +137,36 @@ def retry_findings(wl: Workload, g: PodGroup, spot: bool) -> list[Finding]:
     if g.job is None:
         if wl.kind == "Pod" and spot:
             return [
-                Finding("retry", "warning", wl.ref,
-                        "a bare Pod on Spot VMs is not recreated when the VM is reclaimed", "run it as a Job")
+                Finding(
+                    "retry",
+                    "warning",
+                    wl.ref,
+                    "a bare Pod on Spot VMs is not recreated when the VM is reclaimed",
+                    "run it as a Job",
+                )
             ]
         return []
     out = []
     if restart not in ("Never", "OnFailure"):
         out.append(
-            Finding("retry", "error", f"{g.path}.restartPolicy", f"is {restart or 'Always (the default)'}: "
-                    "the API server accepts only Never or OnFailure in a Job", "restartPolicy: Never")
+            Finding(
+                "retry",
+                "error",
+                f"{g.path}.restartPolicy",
+                f"is {restart or 'Always (the default)'}: the API server accepts only Never or OnFailure in a Job",
+                "restartPolicy: Never",
+            )
         )
     pfp = _rules(g.job.get("podFailurePolicy"))
     if pfp and restart != "Never":
         out.append(
-            Finding("retry", "error", f"{g.path}.restartPolicy",
-                    "a podFailurePolicy needs restartPolicy: Never (the API server rejects the Job)",
-                    "restartPolicy: Never")
+            Finding(
+                "retry",
+                "error",
+                f"{g.path}.restartPolicy",
+                "a podFailurePolicy needs restartPolicy: Never (the API server rejects the Job)",
+                "restartPolicy: Never",
+            )
         )
     ignores = any(r.get("action") == "Ignore" and _on_disruption(r) for r in pfp)
     fails_job = any(r.get("action") == "FailJob" and _on_disruption(r) for r in pfp)

@@ -8,7 +8,7 @@ from decimal import Decimal
 from gke_accel.workloads._model import GPU_RESOURCE, TPU_RESOURCE
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.scheduling import PoolCheck, check_pool, toleration_yaml
-from gke_accel.workloads.manifests import Obj
+from gke_accel.workloads.manifests import Obj, as_dict
 from gke_accel.workloads.nodes import PoolNodes
 
 
@@ -20,7 +20,7 @@ def accelerator_of(requests: dict[str, Decimal]) -> str | None:
 
 
 def _no_pool(pod: Obj, path: str, checks: list[PoolCheck]) -> Finding:
-    selector = pod.get("nodeSelector") if isinstance(pod.get("nodeSelector"), dict) else {}
+    selector = as_dict(pod.get("nodeSelector"))
     for key, value in selector.items():
         offered = sorted({c.pool.labels[str(key)] for c in checks if str(key) in c.pool.labels})
         if str(value) not in offered:
@@ -57,7 +57,9 @@ def _resources(path: str, accel: str | None, requests: dict[str, Decimal], check
     return Finding("node-size", "error", f"{path}.containers[*].resources", f"the pod fits no node ({detail})")
 
 
-def place(pod: Obj, path: str, requests: dict[str, Decimal], pools: list[PoolNodes]) -> tuple[list[PoolNodes], list[Finding]]:
+def place(
+    pod: Obj, path: str, requests: dict[str, Decimal], pools: list[PoolNodes]
+) -> tuple[list[PoolNodes], list[Finding]]:
     """The pools the pod fits on, or the finding that explains why it fits none."""
     accel = accelerator_of(requests)
     if accel is not None:

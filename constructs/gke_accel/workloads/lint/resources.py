@@ -7,7 +7,7 @@ import difflib
 
 from gke_accel.workloads._model import GPU_RESOURCE, TPU_RESOURCE
 from gke_accel.workloads.lint.findings import Finding
-from gke_accel.workloads.manifests import Obj, containers, init_containers
+from gke_accel.workloads.manifests import Obj, as_dict, containers, init_containers
 
 ACCELERATORS = (GPU_RESOURCE, TPU_RESOURCE)
 CORE = ("cpu", "memory", "ephemeral-storage")
@@ -31,8 +31,8 @@ def _all_containers(pod: Obj, path: str) -> list[tuple[str, Obj]]:
 def resource_findings(pod: Obj, path: str) -> list[Finding]:
     findings = []
     for where, c in _all_containers(pod, path):
-        res = c.get("resources") if isinstance(c.get("resources"), dict) else {}
-        parts = {p: res.get(p) if isinstance(res.get(p), dict) else {} for p in ("requests", "limits")}
+        res = as_dict(c.get("resources"))
+        parts = {p: as_dict(res.get(p)) for p in ("requests", "limits")}
         for part, values in parts.items():
             for name in values:
                 name = str(name)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from gke_accel.workloads.manifests import Obj, containers, init_containers
+from gke_accel.workloads.manifests import Obj, as_dict, as_list, containers, init_containers
 from gke_accel.workloads.nodes import NodeTaint, PoolNodes
 from gke_accel.workloads.quantity import parse_quantity
 
@@ -19,10 +19,10 @@ def pod_requests(pod: Obj) -> dict[str, Decimal]:
     or the largest init container's when that is bigger."""
 
     def one(c: Obj) -> dict[str, Decimal]:
-        res = c.get("resources") if isinstance(c.get("resources"), dict) else {}
+        res = as_dict(c.get("resources"))
         out: dict[str, Decimal] = {}
         for part in ("limits", "requests"):  # requests win over limits
-            values = res.get(part) if isinstance(res.get(part), dict) else {}
+            values = as_dict(res.get(part))
             for name, value in values.items():
                 q = parse_quantity(value)
                 if q is not None:
@@ -63,8 +63,8 @@ def _match_expression(expr: Any, labels: dict[str, str]) -> bool:
 
 
 def required_terms(pod: Obj) -> list[Any] | None:
-    affinity = pod.get("affinity") if isinstance(pod.get("affinity"), dict) else {}
-    node = affinity.get("nodeAffinity") if isinstance(affinity.get("nodeAffinity"), dict) else {}
+    affinity = as_dict(pod.get("affinity"))
+    node = as_dict(affinity.get("nodeAffinity"))
     required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
     if not isinstance(required, dict):
         return None
@@ -75,7 +75,7 @@ def required_terms(pod: Obj) -> list[Any] | None:
 def selector_mismatch(pod: Obj, labels: dict[str, str]) -> list[str]:
     """Why the pod's nodeSelector / required node affinity rejects nodes with these labels."""
     reasons = []
-    selector = pod.get("nodeSelector") if isinstance(pod.get("nodeSelector"), dict) else {}
+    selector = as_dict(pod.get("nodeSelector"))
     for key, value in selector.items():
         have = labels.get(str(key))
         if have != str(value):
@@ -110,7 +110,7 @@ def tolerates(tolerations: list[Any], taint: NodeTaint) -> bool:
 
 
 def untolerated(pod: Obj, pool: PoolNodes) -> list[NodeTaint]:
-    tolerations = pod.get("tolerations") if isinstance(pod.get("tolerations"), list) else []
+    tolerations = as_list(pod.get("tolerations"))
     return [t for t in pool.taints if t.effect in BLOCKING_EFFECTS and not tolerates(tolerations, t)]
 
 
@@ -143,4 +143,4 @@ def check_pool(pod: Obj, requests: dict[str, Decimal], pool: PoolNodes) -> PoolC
 
 
 def toleration_yaml(taint: NodeTaint) -> str:
-    return f"{{key: {taint.key}, operator: Equal, value: \"{taint.value}\", effect: {taint.effect}}}"
+    return f'{{key: {taint.key}, operator: Equal, value: "{taint.value}", effect: {taint.effect}}}'

@@ -23,13 +23,25 @@ def teams_by_namespace(plan: EnvironmentPlan) -> dict[str, TeamSpec]:
 def namespace_findings(wl: Workload, teams: dict[str, TeamSpec]) -> list[Finding]:
     names = ", ".join(sorted(teams)) or "(no teams in this environment)"
     if wl.namespace is None:
-        return [Finding("namespace", "warning", "metadata.namespace",
-                        "is not set: the workload goes to your kubectl context's namespace; quotas not checked",
-                        f"set it to a team namespace: {names}")]
+        return [
+            Finding(
+                "namespace",
+                "warning",
+                "metadata.namespace",
+                "is not set: the workload goes to your kubectl context's namespace; quotas not checked",
+                f"set it to a team namespace: {names}",
+            )
+        ]
     if wl.namespace not in teams:
-        return [Finding("namespace", "warning", "metadata.namespace",
-                        f"{wl.namespace!r} is not a team namespace of this environment; quotas not checked",
-                        f"one of: {names}")]
+        return [
+            Finding(
+                "namespace",
+                "warning",
+                "metadata.namespace",
+                f"{wl.namespace!r} is not a team namespace of this environment; quotas not checked",
+                f"one of: {names}",
+            )
+        ]
     return []
 
 
@@ -58,37 +70,60 @@ def quota_findings(wl: Workload, team: TeamSpec, placed: list[Placed]) -> list[F
             per_accel[accel] = per_accel.get(accel, Decimal(0)) + p.requests[res] * p.group.pods
     quota: dict[str, Decimal] = {}
     shares: dict[str, tuple[str, int]] = {}
-    for name, amount in team.accelerators.items():
-        key = accelerator_key(name, catalog)
+    for accel_name, chips in team.accelerators.items():
+        key = accelerator_key(accel_name, catalog)
         if key is not None:
-            quota[key[0]] = quota.get(key[0], Decimal(0)) + amount
-            shares[key[1]] = (name, amount)
+            quota[key[0]] = quota.get(key[0], Decimal(0)) + chips
+            shares[key[1]] = (accel_name, chips)
     out = []
     for res in ("google.com/tpu", "nvidia.com/gpu"):
         have = totals.get(res, Decimal(0))
         if have > quota.get(res, Decimal(0)):
             limit = show(quota.get(res, Decimal(0)))
-            out.append(Finding("quota", "error", wl.ref,
-                               f"requests {show(have)} {res} at once; team {team.name}'s quota is "
-                               f"{quota_key(res)}={limit}: the pods beyond it are refused",
-                               "fewer pods or chips, or a larger quota in the environment config"))
+            out.append(
+                Finding(
+                    "quota",
+                    "error",
+                    wl.ref,
+                    f"requests {show(have)} {res} at once; team {team.name}'s quota is "
+                    f"{quota_key(res)}={limit}: the pods beyond it are refused",
+                    "fewer pods or chips, or a larger quota in the environment config",
+                )
+            )
     if not out:
         for accel, amount in per_accel.items():
             name, allowed = shares.get(accel, (accel, 0))
             if amount > allowed:
-                out.append(Finding("quota", "error", wl.ref,
-                                   f"uses {show(amount)} {name} at once; team {team.name} may use {allowed} "
-                                   "(its share per accelerator; Kubernetes enforces only the total per resource)",
-                                   f"at most {allowed}, or raise teams[].accelerators.{name}"))
+                out.append(
+                    Finding(
+                        "quota",
+                        "error",
+                        wl.ref,
+                        f"uses {show(amount)} {name} at once; team {team.name} may use {allowed} "
+                        "(its share per accelerator; Kubernetes enforces only the total per resource)",
+                        f"at most {allowed}, or raise teams[].accelerators.{name}",
+                    )
+                )
     memory_limit = Decimal(team.memory_gib) * GIB
     if totals.get("cpu", Decimal(0)) > team.cpu:
-        out.append(Finding("quota", "error", wl.ref,
-                           f"requests {show(totals['cpu'])} cpu at once; team {team.name}'s quota is "
-                           f"requests.cpu={team.cpu}"))
+        out.append(
+            Finding(
+                "quota",
+                "error",
+                wl.ref,
+                f"requests {show(totals['cpu'])} cpu at once; team {team.name}'s quota is requests.cpu={team.cpu}",
+            )
+        )
     if totals.get("memory", Decimal(0)) > memory_limit:
-        out.append(Finding("quota", "error", wl.ref,
-                           f"requests {show(totals['memory'] / GIB)}Gi memory at once; team {team.name}'s quota is "
-                           f"requests.memory={team.memory_gib}Gi"))
+        out.append(
+            Finding(
+                "quota",
+                "error",
+                wl.ref,
+                f"requests {show(totals['memory'] / GIB)}Gi memory at once; team {team.name}'s quota is "
+                f"requests.memory={team.memory_gib}Gi",
+            )
+        )
     if pods > team.pods:
         out.append(Finding("quota", "error", wl.ref, f"runs {pods} pods at once; team {team.name} may run {team.pods}"))
     return out
@@ -99,13 +134,25 @@ def priority_findings(plan: EnvironmentPlan, wl: Workload, g: PodGroup, team: Te
     defined = [pcs.inference.name, pcs.training.name, pcs.batch.name]
     name = g.spec.get("priorityClassName")
     if name is not None and name not in defined and not str(name).startswith("system-"):
-        return [Finding("priority", "error", f"{g.path}.priorityClassName",
-                        f"{name!r} is not a priority class of this environment: the API server rejects the pod",
-                        f"one of {', '.join(defined)}")]
+        return [
+            Finding(
+                "priority",
+                "error",
+                f"{g.path}.priorityClassName",
+                f"{name!r} is not a priority class of this environment: the API server rejects the pod",
+                f"one of {', '.join(defined)}",
+            )
+        ]
     effective = name or pcs.training.name  # training is the cluster's global default
     if team is not None and team.priority_classes and effective not in team.priority_classes:
         why = "" if name else f" (no priorityClassName: the default {effective!r} applies)"
-        return [Finding("priority", "error", f"{g.path}.priorityClassName",
-                        f"team {team.name} may not use {effective!r}{why}: its pods are refused",
-                        f"one of {', '.join(team.priority_classes)}")]
+        return [
+            Finding(
+                "priority",
+                "error",
+                f"{g.path}.priorityClassName",
+                f"team {team.name} may not use {effective!r}{why}: its pods are refused",
+                f"one of {', '.join(team.priority_classes)}",
+            )
+        ]
     return []

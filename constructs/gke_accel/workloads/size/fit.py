@@ -193,4 +193,3 @@ def environment_fits(estimate: MemoryEstimate, plan: EnvironmentPlan, catalog: C
             unit = f"node ({pool.chips_per_node} x {pool.accelerator})"
             fits.append(PoolFit(group, pool.accelerator, unit, memory, needed, pool.node_bounds()[1]))
     return fits
-

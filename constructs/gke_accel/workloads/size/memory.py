@@ -72,9 +72,13 @@ def _check(task: str, precision: str, optimizer: str, context: int, batch: int, 
     if task not in TASKS:
         issues.append(ConfigIssue("--task", f"{task!r} is not a task", ", ".join(TASKS)))
     elif precision not in facts.precisions[task]:
-        issues.append(ConfigIssue("--precision", f"{precision!r} is not used to {task}", ", ".join(facts.precisions[task])))
+        issues.append(
+            ConfigIssue("--precision", f"{precision!r} is not used to {task}", ", ".join(facts.precisions[task]))
+        )
     if optimizer not in facts.optimizers:
-        issues.append(ConfigIssue("--optimizer", f"{optimizer!r} is not a known optimizer", ", ".join(facts.optimizers)))
+        issues.append(
+            ConfigIssue("--optimizer", f"{optimizer!r} is not a known optimizer", ", ".join(facts.optimizers))
+        )
     for flag, value in (("--context", context), ("--batch", batch)):
         if value < 1:
             issues.append(ConfigIssue(flag, f"{value} is out of range", "1 or more"))

@@ -38,9 +38,13 @@ class VerifyReport:
         return all(r.status != "FAIL" for r in self.rows)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"environment": self.environment, "ok": self.ok,
-                "checks": [{"area": r.area, "subject": r.subject, "status": r.status, "detail": r.detail}
-                           for r in self.rows]}
+        return {
+            "environment": self.environment,
+            "ok": self.ok,
+            "checks": [
+                {"area": r.area, "subject": r.subject, "status": r.status, "detail": r.detail} for r in self.rows
+            ],
+        }
 
 
 def _node_name(node: Obj) -> str:
@@ -52,15 +56,20 @@ def _node_problems(node: Obj, pool: PoolNodes) -> list[str]:
     problems = [
         f"label {k}={labels.get(k, '(missing)')}, expected {v}" for k, v in pool.labels.items() if labels.get(k) != v
     ]
-    have = {(t.get("key"), str(t.get("value", "")), t.get("effect")) for t in (node.get("spec") or {}).get("taints") or []}
-    problems += [f"taint {t.key}={t.value}:{t.effect} missing" for t in pool.taints if (t.key, t.value, t.effect) not in have]
+    have = {
+        (t.get("key"), str(t.get("value", "")), t.get("effect")) for t in (node.get("spec") or {}).get("taints") or []
+    }
+    problems += [
+        f"taint {t.key}={t.value}:{t.effect} missing" for t in pool.taints if (t.key, t.value, t.effect) not in have
+    ]
     allocatable = (node.get("status") or {}).get("allocatable") or {}
     if pool.plan.kind != "system":
         resource = pool.plan.resource
         got = parse_quantity(allocatable.get(resource, 0))
         if got != pool.plan.chips_per_node:
-            problems.append(f"allocatable {resource}={allocatable.get(resource, '(none)')}, "
-                            f"expected {pool.plan.chips_per_node}")
+            problems.append(
+                f"allocatable {resource}={allocatable.get(resource, '(none)')}, expected {pool.plan.chips_per_node}"
+            )
     return problems
 
 
@@ -82,11 +91,20 @@ def _pools(plan: EnvironmentPlan, state: ClusterState) -> list[CheckRow]:
         if bad:
             rows += [CheckRow("node", f"{pool.name}/{n}", "FAIL", "; ".join(p)) for n, p in sorted(bad.items())]
         count = f"{len(nodes)} node(s) (min {low}, max {high})"
-        rows.append(CheckRow("pool", pool.name, "FAIL" if bad else "ok",
-                             f"{count}; {len(bad)} drifted" if bad else f"{count}; labels, taints, allocatable ok"))
+        rows.append(
+            CheckRow(
+                "pool",
+                pool.name,
+                "FAIL" if bad else "ok",
+                f"{count}; {len(bad)} drifted" if bad else f"{count}; labels, taints, allocatable ok",
+            )
+        )
     for name, nodes in sorted(by_pool.items()):
-        rows.append(CheckRow("pool", name or "(no nodepool label)", "warn",
-                             f"{len(nodes)} node(s) of a pool the plan does not have"))
+        rows.append(
+            CheckRow(
+                "pool", name or "(no nodepool label)", "warn", f"{len(nodes)} node(s) of a pool the plan does not have"
+            )
+        )
     return rows
 
 
@@ -104,9 +122,12 @@ def _driver(plan: EnvironmentPlan, state: ClusterState, manifests: list[Obj]) ->
         ready_on = {
             (p.get("spec") or {}).get("nodeName")
             for p in state.pods
-            if all(((p.get("metadata") or {}).get("labels") or {}).get(k) == v for k, v in selector.items()) and _ready(p)
+            if all(((p.get("metadata") or {}).get("labels") or {}).get(k) == v for k, v in selector.items())
+            and _ready(p)
         }
-        needs = [n for n in state.nodes if not selector_mismatch(pod_spec, (n.get("metadata") or {}).get("labels") or {})]
+        needs = [
+            n for n in state.nodes if not selector_mismatch(pod_spec, (n.get("metadata") or {}).get("labels") or {})
+        ]
         missing = sorted(_node_name(n) for n in needs if _node_name(n) not in ready_on)
         if missing:
             rows.append(CheckRow("driver", name, "FAIL", f"no ready installer pod on {', '.join(missing)}"))
@@ -118,8 +139,11 @@ def _driver(plan: EnvironmentPlan, state: ClusterState, manifests: list[Obj]) ->
 def _same_hard(expected: Obj, live: Obj) -> list[str]:
     want = (expected.get("spec") or {}).get("hard") or {}
     have = (live.get("spec") or {}).get("hard") or {}
-    return [f"{k}={have.get(k, '(missing)')}, expected {v}" for k, v in want.items()
-            if parse_quantity(have.get(k)) != parse_quantity(v)]
+    return [
+        f"{k}={have.get(k, '(missing)')}, expected {v}"
+        for k, v in want.items()
+        if parse_quantity(have.get(k)) != parse_quantity(v)
+    ]
 
 
 def _teams(plan: EnvironmentPlan, state: ClusterState, manifests: list[Obj]) -> list[CheckRow]:

@@ -17,12 +17,16 @@ def api_client(context: str | None, kubeconfig: str | None = None) -> Any:
         from kubernetes import config
         from kubernetes.config.config_exception import ConfigException
     except ImportError:
-        raise ConfigError([ConfigIssue("verify", "needs the 'kubernetes' Python package", "pip install kubernetes")]) from None
+        raise ConfigError(
+            [ConfigIssue("verify", "needs the 'kubernetes' Python package", "pip install kubernetes")]
+        ) from None
     try:
         return config.new_client_from_config(config_file=kubeconfig, context=context)
     except (ConfigException, FileNotFoundError, OSError) as exc:
         where = f"context {context!r}" if context else "the current context"
-        raise ConfigError([ConfigIssue("--context", f"cannot use {where}: {exc}", "a context of your kubeconfig")]) from None
+        raise ConfigError(
+            [ConfigIssue("--context", f"cannot use {where}: {exc}", "a context of your kubeconfig")]
+        ) from None
 
 
 def _items(api: Any, result: Any) -> list[Obj]:
@@ -49,7 +53,9 @@ def read_state(api_client: Any, installer_namespace: str) -> ClusterState:
                 meta = item["metadata"]
                 objects[(kind, meta.get("namespace", ""), meta["name"])] = item
     except ApiException as exc:
-        raise ConfigError([ConfigIssue("cluster", f"read failed: {exc.status} {exc.reason}", "read access to the cluster")]) from None
+        raise ConfigError(
+            [ConfigIssue("cluster", f"read failed: {exc.status} {exc.reason}", "read access to the cluster")]
+        ) from None
     except OSError as exc:  # connection refused, DNS, TLS
         raise ConfigError([ConfigIssue("cluster", f"cannot be reached: {exc}", "a reachable API server")]) from None
     kueue: bool | None = None

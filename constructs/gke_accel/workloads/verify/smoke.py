@@ -38,20 +38,35 @@ def smoke_pods(plan: EnvironmentPlan) -> tuple[list[tuple[PoolNodes, Obj]], list
                 owner = (ns, team)
                 break
         if owner is None:
-            rows.append(CheckRow("smoke", pool.name, "warn", f"no team has a quota for {chips} x {pool.plan.accelerator}"))
+            rows.append(
+                CheckRow("smoke", pool.name, "warn", f"no team has a quota for {chips} x {pool.plan.accelerator}")
+            )
             continue
         ns, team = owner
         allowed = list(team.priority_classes) or [pcs.batch.name]
         priority = pcs.batch.name if pcs.batch.name in allowed else allowed[0]
         queue = team_queue(plan, team)
         template = pod_template(
-            name="gke-accel-smoke", pool=pool, chips=chips, image=SMOKE_IMAGE, command=[], priority=priority,
-            bucket=None, team=team.name, cpu="100m", memory="64Mi", restart="Never", env=[],
+            name="gke-accel-smoke",
+            pool=pool,
+            chips=chips,
+            image=SMOKE_IMAGE,
+            command=[],
+            priority=priority,
+            bucket=None,
+            team=team.name,
+            cpu="100m",
+            memory="64Mi",
+            restart="Never",
+            env=[],
             labels={QUEUE_LABEL: queue} if queue else {},
         )
-        pod = {"apiVersion": "v1", "kind": "Pod",
-               "metadata": {**template["metadata"], "generateName": f"gke-accel-smoke-{kind}-", "namespace": ns},
-               "spec": template["spec"]}
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {**template["metadata"], "generateName": f"gke-accel-smoke-{kind}-", "namespace": ns},
+            "spec": template["spec"],
+        }
         pods.append((pool, pod))
     return pods, rows
 
