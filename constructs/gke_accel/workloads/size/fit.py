@@ -3,7 +3,6 @@ fewest GPUs per model, priced with the cost model; or, with an environment, whic
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
@@ -22,6 +21,7 @@ from gke_accel.workloads._model import (
 )
 from gke_accel.workloads.size.memory import GIB, MemoryEstimate, ceil_div
 
+CUBE_CHIPS = 64  # one 4x4x4 cube
 PRICE_REGION, PRICE_ZONE = "us-central1", "us-central1-a"  # the catalog's list prices are us-central1
 
 
@@ -52,13 +52,15 @@ class Option:
 def _slice_topologies(gen: TpuGeneration, catalog: Catalog) -> list[str]:
     """Every valid slice topology of a generation, smallest first."""
     if gen.dimensions == 2:
-        shapes = [t for t in catalog.topologies_2d if topology_problem(gen, t, catalog) is None]
+        shapes = list(catalog.topologies_2d)
     else:
         shapes = [catalog.single_chip_topology_3d, *catalog.subcube_topologies_3d]
-        sides = range(4, 4 * math.isqrt(gen.max_chips) + 1, 4)
-        shapes += [f"{a}x{b}x{c}" for a, b, c in itertools.combinations_with_replacement(sides, 3)]
-        shapes = [t for t in shapes if topology_problem(gen, t, catalog) is None]
-    return sorted(set(shapes), key=lambda t: (math.prod(dims(t) or (0,)), t))
+        cubes = gen.max_chips // CUBE_CHIPS  # larger 3D slices: sides in multiples of 4, a <= b <= c
+        for a in range(1, cubes + 1):
+            for b in range(a, cubes // a + 1):
+                shapes += [f"{4 * a}x{4 * b}x{4 * c}" for c in range(b, cubes // (a * b) + 1)]
+    valid = [t for t in shapes if topology_problem(gen, t, catalog) is None]
+    return sorted(valid, key=lambda t: (math.prod(dims(t) or (0,)), t))
 
 
 def _price(pools: list[NodePoolPlan], catalog: Catalog) -> tuple[float | None, float | None]:
