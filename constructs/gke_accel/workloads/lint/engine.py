@@ -158,7 +158,7 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
         findings += team.priority_findings(ctx.plan, wl, g, owner)
     if owner is not None:
         findings += team.quota_findings(wl, owner, placed)
-    findings += queue_findings(ctx.plan, wl)
+    findings += queue_findings(ctx.plan, wl, owner)
     unique = tuple(dict.fromkeys(findings))
     return WorkloadVerdict(wl, unique, tuple(fitting))
 
