@@ -14,7 +14,14 @@ from helpers import base_config, to_yaml
 def workload_env_config() -> dict[str, Any]:
     data = base_config()
     data["tpu_pools"] = [
-        {"name": "v5e", "generation": "v5e", "topology": "2x2", "zone": "us-central1-a", "consumption": "spot"},
+        {
+            "name": "v5e",
+            "generation": "v5e",
+            "topology": "2x2",
+            "zone": "us-central1-a",
+            "consumption": "spot",
+            "max_slices": 4,
+        },
         {
             "name": "v5e-mh",
             "generation": "v5e",

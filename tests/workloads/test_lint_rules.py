@@ -336,6 +336,13 @@ CASES = {
     "retry-bare-pod": Case(
         "retry", "warning", lambda: [as_pod(gpu_job(2))], lambda: [as_pod(tpu_job())], "a bare Pod on Spot VMs"
     ),
+    "capacity": Case(
+        "capacity",
+        "warning",
+        edit(tpu_job, lambda d: d["spec"].update(parallelism=4)),
+        edit(lambda: gpu_job(2), lambda d: d["spec"].update(parallelism=3)),
+        "runs 3 pods at once, but at their maximum size the pools it fits (l4x2) hold 2",
+    ),
     "tpu-selectors": Case(
         "tpu-selectors",
         "warning",

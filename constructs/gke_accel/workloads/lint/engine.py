@@ -4,9 +4,10 @@ whether and where each workload schedules, and the errors and warnings that say 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
-from gke_accel.workloads._model import TPU_RESOURCE, EnvironmentPlan
+from gke_accel.workloads._model import GPU_RESOURCE, TPU_RESOURCE, EnvironmentPlan
 from gke_accel.workloads.lint import jobs, team
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.placement import place
@@ -94,6 +95,26 @@ def _selects_tpu(g: PodGroup) -> bool:
     return all(k in keys for k in TPU_SELECTORS)
 
 
+def _capacity(g: PodGroup, requests: dict[str, Decimal], pools: list[PoolNodes]) -> list[Finding]:
+    """Pods at once against what the fitting pools hold at their maximum size (accelerator pods)."""
+    accel = next((r for r in (TPU_RESOURCE, GPU_RESOURCE) if requests.get(r)), None)
+    if accel is None or not pools:
+        return []
+    per_pod = requests[accel]
+    room = sum(int(p.allocatable.get(accel, Decimal(0)) // per_pod) * p.max_nodes for p in pools)
+    if g.pods <= room:
+        return []
+    return [
+        Finding(
+            "capacity",
+            "warning",
+            g.job_path or g.path,
+            f"runs {g.pods} pods at once, but at their maximum size the pools it fits "
+            f"({', '.join(p.name for p in pools)}) hold {room}: the rest wait for a free node",
+        )
+    ]
+
+
 @dataclass
 class _Context:
     plan: EnvironmentPlan
@@ -154,6 +175,7 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
                     )
                 )
         findings += jobs.multi_host_findings(wl, g, pools, ctx.services, ctx.pools)
+        findings += _capacity(g, requests, pools)
         findings += jobs.retry_findings(wl, g, any(p.plan.spot for p in pools))
         findings += team.priority_findings(ctx.plan, wl, g, owner)
     if owner is not None:

@@ -17,6 +17,7 @@ RULES = {
     "tpu-chips": "TPU chips per pod match the chips of one TPU VM",
     "multi-host": "a multi-host slice gets one pod per VM, Indexed, with DNS for its peers",
     "slices": "no more slices than the environment has",
+    "capacity": "pods at once fit the pools at their maximum size",
     "node-size": "cpu and memory per pod fit a node",
     "quota": "requests stay within the team's quota",
     "priority": "the priority class exists and the team may use it",
