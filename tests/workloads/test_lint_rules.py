@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 import yaml
+from workload_cases import gpu_job, multi_host_jobset, tpu_job
 
-from conftest import gpu_job, multi_host_jobset, tpu_job
 from gke_accel.model import EnvironmentPlan
 from gke_accel.workloads.lint import LintReport, lint_texts
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from workload_cases import tpu_job, workload_env_config
 
-from conftest import tpu_job, workload_env_config
 from gke_accel.model import load_environment_text
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from gke_accel.workloads.lint import lint_texts
