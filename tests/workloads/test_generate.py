@@ -8,11 +8,11 @@ from typing import Any
 import kubernetes_validate
 import pytest
 import yaml
-from restricted import restricted_violations
 
 from gke_accel.model import ConfigError, EnvironmentPlan
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from gke_accel.workloads.lint import lint_texts
+from gke_accel.workloads.lint.podsecurity import violations
 
 REQUESTS = {
     "tpu-job": WorkloadRequest(
@@ -56,17 +56,7 @@ def test_generated_workload_passes_lint_schema_and_restricted(env: EnvironmentPl
             )
         else:
             kubernetes_validate.validate(obj, "1.33", strict=True)
-        assert restricted_violations(pod_of(obj)) == []
-
-
-def test_restricted_helper_catches_violations() -> None:
-    pod = {
-        "containers": [{"name": "c", "securityContext": {"privileged": True}}],
-        "hostNetwork": True,
-        "volumes": [{"name": "h", "hostPath": {"path": "/"}}],
-    }
-    found = restricted_violations(pod)
-    assert "hostNetwork" in found and "c: privileged" in found and any("hostPath" in v for v in found)
+        assert violations(pod_of(obj), "restricted") == []
 
 
 def test_tpu_job_takes_selectors_tolerations_and_identity_from_the_plan(env: EnvironmentPlan) -> None:

@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from gke_accel.workloads._model import GPU_RESOURCE, TPU_RESOURCE, EnvironmentPlan
+from gke_accel.workloads._model import GPU_RESOURCE, TPU_RESOURCE, EnvironmentPlan, platform_manifests
 from gke_accel.workloads.lint import jobs, team
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.placement import place
+from gke_accel.workloads.lint.podsecurity import enforced_levels, violations
 from gke_accel.workloads.lint.queues import queue_findings
 from gke_accel.workloads.lint.resources import resource_findings
 from gke_accel.workloads.lint.scheduling import pod_requests, required_terms
@@ -121,6 +122,7 @@ class _Context:
     pools: list[PoolNodes]
     teams: dict[str, Any]
     services: list[dict[str, Any]] = field(default_factory=list)
+    pod_security: dict[str, str] = field(default_factory=dict)  # namespace -> enforced level
 
 
 def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
@@ -178,6 +180,12 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
         findings += _capacity(g, requests, pools)
         findings += jobs.retry_findings(wl, g, any(p.plan.spot for p in pools))
         findings += team.priority_findings(ctx.plan, wl, g, owner)
+        level = ctx.pod_security.get(wl.namespace or "")
+        if level:
+            findings += [
+                Finding("pod-security", "error", g.path, f"namespace {wl.namespace} enforces {level!r}: {problem}")
+                for problem in violations(g.spec, level)
+            ]
     if owner is not None:
         findings += team.quota_findings(wl, owner, placed)
     findings += queue_findings(ctx.plan, wl, owner)
@@ -186,7 +194,8 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
 
 
 def lint_documents(plan: EnvironmentPlan, docs: Documents) -> LintReport:
-    ctx = _Context(plan, pool_nodes(plan), team.teams_by_namespace(plan), list(docs.services))
+    levels = enforced_levels(platform_manifests(plan))
+    ctx = _Context(plan, pool_nodes(plan), team.teams_by_namespace(plan), list(docs.services), levels)
     verdicts = tuple(_lint_workload(ctx, wl) for wl in docs.workloads)
     notes = tuple(docs.skipped)
     if not docs.workloads and not docs.errors:

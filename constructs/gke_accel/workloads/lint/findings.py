@@ -21,6 +21,7 @@ RULES = {
     "node-size": "cpu and memory per pod fit a node",
     "quota": "requests stay within the team's quota",
     "priority": "the priority class exists and the team may use it",
+    "pod-security": "pods pass the Pod Security level the team namespace enforces",
     "queue-label": "the Kueue queue label where the environment uses Kueue",
     "namespace": "the workload runs in a team namespace",
     "retry": "preemption and eviction are not counted as application failures",
