@@ -80,7 +80,10 @@ def test_lint_applies_the_enforced_level(env: EnvironmentPlan, monkeypatch: pyte
         return out
 
     monkeypatch.setattr(engine, "platform_manifests", labelled)
-    report = lint_texts(env, [("a.yaml", yaml.safe_dump(tpu_job()))])
+    assert lint_texts(env, [("a.yaml", yaml.safe_dump(tpu_job()))]).ok  # hardened by hand
+    plain = tpu_job()
+    del plain["spec"]["template"]["spec"]["containers"][0]["securityContext"]
+    report = lint_texts(env, [("a.yaml", yaml.safe_dump(plain))])
     assert not report.ok
     assert any(f.rule == "pod-security" and "enforces 'restricted'" in f.message for f in report.verdicts[0].findings)
     generated = new_workload(env, WorkloadRequest(name="t", team="nlp", kind="job", accelerator="v5e", image="x"))

@@ -90,6 +90,12 @@ def tpu_job() -> dict[str, Any]:
                             {
                                 "name": "main",
                                 "image": "train:1",
+                                "securityContext": {
+                                    "allowPrivilegeEscalation": False,
+                                    "capabilities": {"drop": ["ALL"]},
+                                    "runAsNonRoot": True,
+                                    "seccompProfile": {"type": "RuntimeDefault"},
+                                },
                                 "resources": {
                                     "requests": {"cpu": "4", "memory": "16Gi", "google.com/tpu": "4"},
                                     "limits": {"cpu": "4", "memory": "16Gi", "google.com/tpu": "4"},
