@@ -27,7 +27,14 @@ REQUESTS = {
     "tpu-multihost": WorkloadRequest(name="mh", team="nlp", kind="jobset", accelerator="v5e", image="train:1", chips=8),
     "gpu-job": WorkloadRequest(name="ft", team="nlp", kind="job", accelerator="l4", image="ft:1", chips=2),
     "serve": WorkloadRequest(
-        name="serve", team="nlp", kind="deployment", accelerator="l4", image="srv:1", replicas=2, checkpoints=False
+        port=8080,
+        name="serve",
+        team="nlp",
+        kind="deployment",
+        accelerator="l4",
+        image="srv:1",
+        replicas=2,
+        checkpoints=False,
     ),
     "vision-batch": WorkloadRequest(
         name="sweep", team="vision", kind="job", accelerator="l4", image="x:1", priority="batch"
@@ -83,11 +90,11 @@ def test_tpu_job_takes_selectors_tolerations_and_identity_from_the_plan(env: Env
 def test_checkpoint_bucket_is_mounted_under_the_team_prefix(env: EnvironmentPlan) -> None:
     [job] = new_workload(env, REQUESTS["tpu-job"])
     tmpl = job["spec"]["template"]
-    [volume] = tmpl["spec"]["volumes"]
+    [volume] = [v for v in tmpl["spec"]["volumes"] if v["name"] == "checkpoints"]
     assert volume["csi"]["driver"] == "gcsfuse.csi.storage.gke.io"
     assert volume["csi"]["volumeAttributes"]["bucketName"] == "acme-ml-test-test-checkpoints"
     assert volume["csi"]["volumeAttributes"]["mountOptions"].startswith("only-dir=nlp,")
-    assert tmpl["metadata"]["annotations"] == {"gke-gcsfuse/volumes": "true"}
+    assert tmpl["metadata"]["annotations"]["gke-gcsfuse/volumes"] == "true"
     env_vars = {e["name"]: e.get("value") for e in tmpl["spec"]["containers"][0]["env"]}
     assert env_vars["CHECKPOINT_DIR"] == "/checkpoints"
 
@@ -104,7 +111,8 @@ def test_multi_host_jobset_gets_one_pod_per_vm_and_tpu_environment(env: Environm
 
 def test_deployment_defaults_to_inference_priority(env: EnvironmentPlan) -> None:
     [dep] = new_workload(env, REQUESTS["serve"])
-    assert pod_of(dep)["priorityClassName"] == "inference" and "volumes" not in pod_of(dep)
+    assert pod_of(dep)["priorityClassName"] == "inference"
+    assert [v["name"] for v in pod_of(dep)["volumes"]] == ["scratch"]  # --no-checkpoints
     assert dep["spec"]["replicas"] == 2
 
 
@@ -128,3 +136,14 @@ def test_impossible_requests_are_config_errors(env: EnvironmentPlan, change: dic
     with pytest.raises(ConfigError) as info:
         new_workload(env, request)
     assert text in info.value.render()
+
+
+def test_deployment_with_a_port_gets_probes_and_a_read_only_root(env: EnvironmentPlan) -> None:
+    [dep] = new_workload(env, REQUESTS["serve"])
+    [container] = pod_of(dep)["containers"]
+    assert container["readinessProbe"]["tcpSocket"] == {"port": 8080}
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert {"name": "HOME", "value": "/tmp"} in container["env"]
+    assert not any("CKV_K8S_8" in v for v in dep["metadata"]["annotations"].values())
+    [job] = new_workload(env, REQUESTS["tpu-job"])
+    assert any(v.startswith("CKV_K8S_8=") for v in job["metadata"]["annotations"].values())

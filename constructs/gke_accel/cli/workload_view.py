@@ -43,6 +43,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         cpu=args.cpu,
         memory=args.memory,
         checkpoints=not args.no_checkpoints,
+        port=args.port,
     )
     text = to_yaml(new_workload(plans[0], request))
     if args.out:
@@ -74,6 +75,7 @@ def register(sub: Any) -> None:
     n.add_argument("--parallelism", type=int, default=1, help="job: runs at once")
     n.add_argument("--cpu", help="cpu per pod (default: half the node's share)")
     n.add_argument("--memory", help="memory per pod, e.g. 32Gi (default: half the node's share)")
+    n.add_argument("--port", type=int, help="deployment: serving port (adds readiness/liveness probes)")
     n.add_argument("--no-checkpoints", action="store_true", help="do not mount the checkpoint bucket")
     n.add_argument("--out", help="write to this file instead of stdout")
     n.set_defaults(func=cmd_new)

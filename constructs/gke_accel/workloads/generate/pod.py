@@ -1,6 +1,6 @@
 """The pod template every generated workload shares: the pool's selectors and tolerations, resources,
 the team's service account, the checkpoint bucket through the GCS FUSE CSI driver under the team's
-prefix, and a security context that passes the ``restricted`` Pod Security Standard."""
+prefix, and a security context that passes the ``restricted`` Pod Security Standard and checkov."""
 
 from __future__ import annotations
 
@@ -12,14 +12,28 @@ from gke_accel.workloads.nodes import PoolNodes
 GCSFUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
 GCSFUSE_ANNOTATION = "gke-gcsfuse/volumes"  # asks GKE to inject the GCS FUSE sidecar
 CHECKPOINT_DIR = "/checkpoints"
+SCRATCH_DIR = "/tmp"  # the only writable path besides the checkpoints: the root filesystem is read-only
 SELECTOR_KEYS = (
     "cloud.google.com/gke-tpu-accelerator",
     "cloud.google.com/gke-tpu-topology",
     "cloud.google.com/gke-accelerator",
 )
-RUN_AS = 1000
+RUN_AS = 10001  # a high UID, outside the host's users
+# Accepted checkov findings on generated workloads, recorded on the object with a reason.
+CHECKOV_SKIPS = {
+    "CKV_K8S_43": "the image is the user's choice: pin it by digest in the pipeline that builds it",
+    "CKV2_K8S_6": "the platform declares a default-deny ingress NetworkPolicy in every team namespace",
+}
+PROBE_SKIPS = {
+    "CKV_K8S_8": "batch pod: no long-running endpoint to probe (deployments with --port get probes)",
+    "CKV_K8S_9": "batch pod: no endpoint to probe for readiness (deployments with --port get probes)",
+}
 
 Obj = dict[str, Any]
+
+
+def checkov_annotations(skips: dict[str, str]) -> dict[str, str]:
+    return {f"checkov.io/skip{i}": f"{code}={why}" for i, (code, why) in enumerate(sorted(skips.items()), 1)}
 
 
 def node_selector(pool: PoolNodes) -> dict[str, str]:
@@ -50,46 +64,18 @@ def pod_template(
     restart: str | None,
     env: list[Obj],
     labels: dict[str, str],
+    port: int | None = None,
 ) -> Obj:
     resources = {"cpu": cpu, "memory": memory}
     if chips:
         resources[pool.plan.resource] = str(chips)
-    container: Obj = {
-        "name": "main",
-        "image": image,
-        "env": [*env, {"name": "CHECKPOINT_DIR", "value": CHECKPOINT_DIR}] if bucket else env,
-        "resources": {"requests": dict(resources), "limits": dict(resources)},
-        "securityContext": {
-            "allowPrivilegeEscalation": False,
-            "capabilities": {"drop": ["ALL"]},
-            "runAsNonRoot": True,
-            "seccompProfile": {"type": "RuntimeDefault"},
-        },
-    }
-    if command:
-        container["command"] = command
-    spec: Obj = {
-        "serviceAccountName": WORKLOAD_KSA,
-        "priorityClassName": priority,
-        "securityContext": {
-            "runAsNonRoot": True,
-            "runAsUser": RUN_AS,
-            "runAsGroup": RUN_AS,
-            "fsGroup": RUN_AS,
-            "seccompProfile": {"type": "RuntimeDefault"},
-        },
-        "nodeSelector": node_selector(pool),
-        "tolerations": tolerations(pool),
-        "containers": [container],
-    }
-    if restart:
-        spec["restartPolicy"] = restart
-    if not spec["tolerations"]:
-        del spec["tolerations"]
-    metadata: Obj = {"labels": {"app.kubernetes.io/name": name, **labels}}
+    env = [*env, {"name": "HOME", "value": SCRATCH_DIR}]
+    mounts = [{"name": "scratch", "mountPath": SCRATCH_DIR}]
+    volumes: list[Obj] = [{"name": "scratch", "emptyDir": {}}]
     if bucket:
-        container["volumeMounts"] = [{"name": "checkpoints", "mountPath": CHECKPOINT_DIR}]
-        spec["volumes"] = [
+        env.append({"name": "CHECKPOINT_DIR", "value": CHECKPOINT_DIR})
+        mounts.append({"name": "checkpoints", "mountPath": CHECKPOINT_DIR})
+        volumes.append(
             {
                 "name": "checkpoints",
                 "csi": {
@@ -101,6 +87,51 @@ def pod_template(
                     },
                 },
             }
-        ]
-        metadata["annotations"] = {GCSFUSE_ANNOTATION: "true"}
-    return {"metadata": metadata, "spec": spec}
+        )
+    container: Obj = {
+        "name": "main",
+        "image": image,
+        "imagePullPolicy": "Always",
+        **({"command": command} if command else {}),
+        "env": env,
+        "resources": {"requests": dict(resources), "limits": dict(resources)},
+        "securityContext": {
+            "allowPrivilegeEscalation": False,
+            "capabilities": {"drop": ["ALL"]},
+            "readOnlyRootFilesystem": True,
+            "runAsNonRoot": True,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "volumeMounts": mounts,
+    }
+    if port is not None:
+        probe = {"tcpSocket": {"port": port}, "periodSeconds": 10}
+        container["ports"] = [{"name": "serve", "containerPort": port}]
+        container["readinessProbe"] = probe
+        container["livenessProbe"] = {**probe, "initialDelaySeconds": 60}
+    spec: Obj = {
+        "serviceAccountName": WORKLOAD_KSA,
+        # Workload Identity reaches Google APIs through the metadata server, not this token
+        "automountServiceAccountToken": False,
+        "priorityClassName": priority,
+        **({"restartPolicy": restart} if restart else {}),
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": RUN_AS,
+            "runAsGroup": RUN_AS,
+            "fsGroup": RUN_AS,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "nodeSelector": node_selector(pool),
+        "tolerations": tolerations(pool),
+        "containers": [container],
+        "volumes": volumes,
+    }
+    if not spec["tolerations"]:
+        del spec["tolerations"]
+    skips = CHECKOV_SKIPS | ({} if port is not None else PROBE_SKIPS)
+    annotations = checkov_annotations(skips) | ({GCSFUSE_ANNOTATION: "true"} if bucket else {})
+    return {
+        "metadata": {"labels": {"app.kubernetes.io/name": name, **labels}, "annotations": annotations},
+        "spec": spec,
+    }

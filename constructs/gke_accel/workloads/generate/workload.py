@@ -39,6 +39,7 @@ class WorkloadRequest:
     cpu: str | None = None
     memory: str | None = None
     checkpoints: bool = True
+    port: int | None = None  # deployment: the serving port (gets readiness and liveness probes)
     labels: dict[str, str] = field(default_factory=dict)
 
 
@@ -95,8 +96,14 @@ def _size(pool: PoolNodes, chips: int, req: WorkloadRequest) -> tuple[str, str]:
     return req.cpu or str(cpu), req.memory or f"{memory}Gi"
 
 
-def _metadata(name: str, ns: str, labels: dict[str, str]) -> Obj:
-    return {"name": name, "namespace": ns, "labels": {"app.kubernetes.io/name": name, **labels}}
+def _metadata(name: str, ns: str, labels: dict[str, str], template: Obj) -> Obj:
+    checkov = {k: v for k, v in template["metadata"]["annotations"].items() if k.startswith("checkov.io/")}
+    return {
+        "name": name,
+        "namespace": ns,
+        "labels": {"app.kubernetes.io/name": name, **labels},
+        "annotations": checkov,
+    }
 
 
 def _tpu_env(name: str, job: str, vms: int) -> list[Obj]:
@@ -147,6 +154,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
         restart=None if req.kind == "deployment" else "Never",
         env=env,
         labels=workload_labels if req.kind == "deployment" else {},
+        port=req.port,
     )
     if req.kind == "deployment":
         selector = {"app.kubernetes.io/name": req.name}
@@ -154,7 +162,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
             {
                 "apiVersion": "apps/v1",
                 "kind": "Deployment",
-                "metadata": _metadata(req.name, ns, workload_labels),
+                "metadata": _metadata(req.name, ns, workload_labels, template),
                 "spec": {"replicas": req.replicas, "selector": {"matchLabels": selector}, "template": template},
             }
         ]
@@ -167,7 +175,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
             {
                 "apiVersion": "batch/v1",
                 "kind": "Job",
-                "metadata": _metadata(req.name, ns, workload_labels),
+                "metadata": _metadata(req.name, ns, workload_labels, template),
                 "spec": {
                     **sweep,
                     "backoffLimit": APP_RETRIES,
@@ -191,7 +199,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
         {
             "apiVersion": JOBSET_API,
             "kind": "JobSet",
-            "metadata": _metadata(req.name, ns, workload_labels),
+            "metadata": _metadata(req.name, ns, workload_labels, template),
             "spec": {
                 "failurePolicy": {
                     "maxRestarts": APP_RETRIES,
