@@ -73,6 +73,7 @@ def test_tpu_job_takes_selectors_tolerations_and_identity_from_the_plan(env: Env
     assert pod["nodeSelector"] == {
         "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
         "cloud.google.com/gke-tpu-topology": "2x2",
+        "cloud.google.com/gke-spot": "true",
     }
     assert {(t["key"], t["value"]) for t in pod["tolerations"]} == {
         ("google.com/tpu", "present"),

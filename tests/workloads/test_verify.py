@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from gke_accel.model import EnvironmentPlan, load_environment
-from gke_accel.model.k8s_manifests import platform_manifests
+from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.workloads.nodes import pool_nodes
 from gke_accel.workloads.verify import ClusterState, verify_state
 

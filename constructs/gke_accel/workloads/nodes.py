@@ -1,5 +1,6 @@
 """What the nodes of each pool look like to the scheduler (labels, taints, allocatable), as the
-workload tools need it. The facts come from the model's ``NodePoolPlan``s, never from here."""
+workload tools need it: ``gke_accel.model.pools.node_shape`` of the environment's NodePoolPlans,
+plus the pool's size. Nothing here adds a fact of its own."""
 
 from __future__ import annotations
 
@@ -7,16 +8,7 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 
-from gke_accel.workloads._model import EnvironmentPlan, NodePoolPlan, dims, node_shape
-
-EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
-
-
-@dataclass(frozen=True)
-class NodeTaint:
-    key: str
-    value: str
-    effect: str  # Kubernetes spelling: NoSchedule, PreferNoSchedule, NoExecute
+from gke_accel.workloads._model import POOL_LABEL, EnvironmentPlan, NodePoolPlan, NodeShape, NodeTaint, dims, node_shape
 
 
 @dataclass(frozen=True)
@@ -24,9 +16,7 @@ class PoolNodes:
     """The nodes of one GKE node pool, as the scheduler sees them."""
 
     plan: NodePoolPlan
-    labels: dict[str, str]
-    taints: tuple[NodeTaint, ...]
-    allocatable: dict[str, Decimal]  # resources the scheduler can place (accelerators, and cpu/memory if known)
+    shape: NodeShape
     max_nodes: int
 
     @property
@@ -34,9 +24,22 @@ class PoolNodes:
         return self.plan.name
 
     @property
+    def labels(self) -> dict[str, str]:
+        return dict(self.shape.labels)
+
+    @property
+    def taints(self) -> tuple[NodeTaint, ...]:
+        return self.shape.taints
+
+    @property
+    def allocatable(self) -> dict[str, Decimal]:
+        """Extended resources one node advertises (cpu and memory are not modelled: not checked)."""
+        return {k: Decimal(v) for k, v in self.shape.extended_resources().items()}
+
+    @property
     def group(self) -> str:
         """The pool as configured (multi-host TPU slice pools share it)."""
-        return self.plan.labels.get("gke-accel/pool", self.plan.name)
+        return self.plan.labels.get(POOL_LABEL, self.plan.name)
 
     @property
     def slice_vms(self) -> int:
@@ -50,23 +53,11 @@ class PoolNodes:
         if p.kind == "tpu":
             return f"{p.name} ({p.tpu_generation} {p.tpu_topology}, {p.chips_per_node} chips per VM)"
         if p.kind == "gpu":
-            return f"{p.name} ({p.chips_per_node} x {p.accelerator} per node)"
+            return f"{p.name} ({self.shape.allocatable} x {p.resource} per node, {p.accelerator})"
         return f"{p.name} (system)"
 
 
 def pool_nodes(plan: EnvironmentPlan, *, include_system: bool = True) -> list[PoolNodes]:
     """Every pool of the environment (the system pool first), as its nodes look."""
     pools = [plan.cluster.system_pool, *plan.pools] if include_system else list(plan.pools)
-    out = []
-    for pool in pools:
-        shape = node_shape(pool)
-        out.append(
-            PoolNodes(
-                plan=pool,
-                labels=dict(shape.labels),
-                taints=tuple(NodeTaint(t.key, t.value, EFFECTS.get(t.effect, t.effect)) for t in shape.taints),
-                allocatable={k: Decimal(str(v)) for k, v in shape.allocatable.items()},
-                max_nodes=pool.node_bounds()[1],
-            )
-        )
-    return out
+    return [PoolNodes(pool, node_shape(pool), pool.node_bounds()[1]) for pool in pools]

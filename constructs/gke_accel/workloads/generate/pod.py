@@ -13,11 +13,6 @@ GCSFUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
 GCSFUSE_ANNOTATION = "gke-gcsfuse/volumes"  # asks GKE to inject the GCS FUSE sidecar
 CHECKPOINT_DIR = "/checkpoints"
 SCRATCH_DIR = "/tmp"  # the only writable path besides the checkpoints: the root filesystem is read-only
-SELECTOR_KEYS = (
-    "cloud.google.com/gke-tpu-accelerator",
-    "cloud.google.com/gke-tpu-topology",
-    "cloud.google.com/gke-accelerator",
-)
 RUN_AS = 10001  # a high UID, outside the host's users
 # Accepted checkov findings on generated workloads, recorded on the object with a reason.
 CHECKOV_SKIPS = {
@@ -34,19 +29,6 @@ Obj = dict[str, Any]
 
 def checkov_annotations(skips: dict[str, str]) -> dict[str, str]:
     return {f"checkov.io/skip{i}": f"{code}={why}" for i, (code, why) in enumerate(sorted(skips.items()), 1)}
-
-
-def node_selector(pool: PoolNodes) -> dict[str, str]:
-    """The pool's accelerator labels (type and TPU topology), as its nodes carry them."""
-    return {k: pool.labels[k] for k in SELECTOR_KEYS if k in pool.labels}
-
-
-def tolerations(pool: PoolNodes) -> list[Obj]:
-    return [
-        {"key": t.key, "operator": "Equal", "value": t.value, "effect": t.effect}
-        for t in pool.taints
-        if t.effect in ("NoSchedule", "NoExecute")
-    ]
 
 
 def pod_template(
@@ -122,8 +104,8 @@ def pod_template(
             "fsGroup": RUN_AS,
             "seccompProfile": {"type": "RuntimeDefault"},
         },
-        "nodeSelector": node_selector(pool),
-        "tolerations": tolerations(pool),
+        "nodeSelector": pool.shape.selector(),
+        "tolerations": pool.shape.tolerations(),
         "containers": [container],
         "volumes": volumes,
     }

@@ -9,7 +9,14 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from gke_accel.catalog import load_catalog
-from gke_accel.workloads._model import ConfigError, ConfigIssue, EnvironmentPlan, TeamSpec, accelerator_key
+from gke_accel.workloads._model import (
+    ConfigError,
+    ConfigIssue,
+    EnvironmentPlan,
+    TeamSpec,
+    accelerator_key,
+    checkpoint_bucket,
+)
 from gke_accel.workloads.generate.pod import pod_template
 from gke_accel.workloads.lint.queues import QUEUE_LABEL, team_queue
 from gke_accel.workloads.lint.team import teams_by_namespace
@@ -73,12 +80,12 @@ def choose_pool(plan: EnvironmentPlan, req: WorkloadRequest) -> PoolNodes:
             )
         return match[0]
     gpus = req.chips or 1
-    match = sorted((p for p in pools if p.plan.chips_per_node >= gpus), key=lambda p: p.plan.chips_per_node)
+    match = sorted((p for p in pools if p.shape.allocatable >= gpus), key=lambda p: p.shape.allocatable)
     if not match:
         raise _fail(
             "--gpus",
             f"{gpus} GPUs per pod: no {req.accelerator} pool has that many per node",
-            sorted({p.plan.chips_per_node for p in pools}),
+            sorted({p.shape.allocatable for p in pools}),
         )
     return match[0]
 
@@ -87,7 +94,7 @@ def _size(pool: PoolNodes, chips: int, req: WorkloadRequest) -> tuple[str, str]:
     """cpu and memory per pod: half of the node's share for the pod's chips, unless given."""
     catalog = load_catalog()
     machine = catalog.gpu_machines.get(pool.plan.machine_type) or catalog.n1_hosts.get(pool.plan.machine_type)
-    share = Decimal(chips) / max(1, pool.plan.chips_per_node)
+    share = Decimal(chips) / max(1, pool.shape.allocatable)
     if machine is not None:
         cpu = max(1, int(machine.vcpu * share / 2))
         memory = max(2, int(machine.memory_gb * share / 2))
@@ -136,9 +143,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     queue = team_queue(plan, team)
     workload_labels = {**req.labels, **({QUEUE_LABEL: queue} if queue else {})}
     cp = plan.spec.platform.checkpoints
-    bucket = (
-        (cp.bucket or f"{plan.spec.project_id}-{plan.name}-checkpoints") if cp.enabled and req.checkpoints else None
-    )
+    bucket = checkpoint_bucket(plan.spec) if cp.enabled and req.checkpoints else None
     env = _tpu_env(req.name, "workers", vms) if vms > 1 else []
     template = pod_template(
         name=req.name,

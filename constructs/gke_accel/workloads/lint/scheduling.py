@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from gke_accel.workloads._model import NodeTaint
 from gke_accel.workloads.manifests import Obj, as_dict, as_list, containers, init_containers
-from gke_accel.workloads.nodes import NodeTaint, PoolNodes
+from gke_accel.workloads.nodes import PoolNodes
 from gke_accel.workloads.quantity import parse_quantity
 
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
@@ -143,4 +144,5 @@ def check_pool(pod: Obj, requests: dict[str, Decimal], pool: PoolNodes) -> PoolC
 
 
 def toleration_yaml(taint: NodeTaint) -> str:
-    return f'{{key: {taint.key}, operator: Equal, value: "{taint.value}", effect: {taint.effect}}}'
+    t = taint.toleration()
+    return f'{{key: {t["key"]}, operator: {t["operator"]}, value: "{t["value"]}", effect: {t["effect"]}}}'

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gke_accel.workloads._model import EnvironmentPlan, platform_manifests
+from gke_accel.workloads._model import NODEPOOL_LABEL, EnvironmentPlan, platform_manifests
 from gke_accel.workloads.lint.queues import expected_queues
 from gke_accel.workloads.lint.scheduling import selector_mismatch
 from gke_accel.workloads.nodes import PoolNodes, pool_nodes
@@ -16,7 +16,6 @@ from gke_accel.workloads.quantity import parse_quantity
 from gke_accel.workloads.verify.state import ClusterState, Obj
 
 Status = Literal["ok", "info", "warn", "FAIL"]
-NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
 CHECKED_KINDS = ("Namespace", "ResourceQuota", "LimitRange", "ServiceAccount")
 
 
@@ -63,13 +62,9 @@ def _node_problems(node: Obj, pool: PoolNodes) -> list[str]:
         f"taint {t.key}={t.value}:{t.effect} missing" for t in pool.taints if (t.key, t.value, t.effect) not in have
     ]
     allocatable = (node.get("status") or {}).get("allocatable") or {}
-    if pool.plan.kind != "system":
-        resource = pool.plan.resource
-        got = parse_quantity(allocatable.get(resource, 0))
-        if got != pool.plan.chips_per_node:
-            problems.append(
-                f"allocatable {resource}={allocatable.get(resource, '(none)')}, expected {pool.plan.chips_per_node}"
-            )
+    for resource, want in pool.shape.extended_resources().items():
+        if parse_quantity(allocatable.get(resource, 0)) != parse_quantity(want):
+            problems.append(f"allocatable {resource}={allocatable.get(resource, '(none)')}, expected {want}")
     return problems
 
 
