@@ -119,3 +119,27 @@ def test_commands_load_no_jsii_no_bindings_no_kubernetes_client(args: list[str])
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
     assert "LOADED []" in result.stderr
+
+
+def test_verify_against_an_unreachable_server_is_a_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as s:  # a free loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{port}"}}],
+                "users": [{"name": "u", "user": {"token": "x"}}],
+                "contexts": [{"name": "down", "context": {"cluster": "c", "user": "u"}}],
+                "current-context": "down",
+            }
+        )
+    )
+    assert main(["verify", "--env", "dev", *CONFIG, "--kubeconfig", str(kubeconfig)]) == 2
+    err = capsys.readouterr().err
+    assert "cluster: cannot be reached" in err and "Traceback" not in err

@@ -37,6 +37,7 @@ def _items(api: Any, result: Any) -> list[Obj]:
 def read_state(api_client: Any, installer_namespace: str) -> ClusterState:
     from kubernetes import client
     from kubernetes.client.exceptions import ApiException
+    from urllib3.exceptions import HTTPError
 
     core = client.CoreV1Api(api_client)
     try:
@@ -56,7 +57,7 @@ def read_state(api_client: Any, installer_namespace: str) -> ClusterState:
         raise ConfigError(
             [ConfigIssue("cluster", f"read failed: {exc.status} {exc.reason}", "read access to the cluster")]
         ) from None
-    except OSError as exc:  # connection refused, DNS, TLS
+    except (OSError, HTTPError) as exc:  # connection refused, DNS, TLS, retries exhausted
         raise ConfigError([ConfigIssue("cluster", f"cannot be reached: {exc}", "a reachable API server")]) from None
     kueue: bool | None = None
     custom = client.CustomObjectsApi(api_client)
