@@ -14,11 +14,10 @@ from gke_accel.workloads.lint.placement import place
 from gke_accel.workloads.lint.podsecurity import enforced_levels, violations
 from gke_accel.workloads.lint.queues import queue_findings
 from gke_accel.workloads.lint.resources import resource_findings
-from gke_accel.workloads.lint.scheduling import pod_requests, required_terms
-from gke_accel.workloads.manifests import Documents, PodGroup, Workload, as_dict, read_documents
+from gke_accel.workloads.lint.scheduling import pod_requests
+from gke_accel.workloads.lint.tpu import tpu_findings
+from gke_accel.workloads.manifests import Documents, PodGroup, Workload, read_documents
 from gke_accel.workloads.nodes import PoolNodes, pool_nodes
-
-TPU_SELECTORS = ("cloud.google.com/gke-tpu-accelerator", "cloud.google.com/gke-tpu-topology")
 
 
 @dataclass(frozen=True)
@@ -87,15 +86,6 @@ class LintReport:
         }
 
 
-def _selects_tpu(g: PodGroup) -> bool:
-    selector = as_dict(g.spec.get("nodeSelector"))
-    keys: set[Any] = set(selector)
-    for term in required_terms(g.spec) or []:
-        if isinstance(term, dict):
-            keys |= {e.get("key") for e in term.get("matchExpressions") or [] if isinstance(e, dict)}
-    return all(k in keys for k in TPU_SELECTORS)
-
-
 def _capacity(g: PodGroup, requests: dict[str, Decimal], pools: list[PoolNodes]) -> list[Finding]:
     """Pods at once against what the fitting pools hold at their maximum size (accelerator pods)."""
     accel = next((r for r in (TPU_RESOURCE, GPU_RESOURCE) if requests.get(r)), None)
@@ -140,42 +130,7 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
         findings += why
         fitting += [p.name for p in pools if p.name not in fitting]
         placed.append(team.Placed(g, requests, pools))
-        if requests.get(TPU_RESOURCE) and not _selects_tpu(g):
-            findings.append(
-                Finding(
-                    "tpu-selectors",
-                    "warning",
-                    f"{g.path}.nodeSelector",
-                    "TPU pods should select "
-                    + " and ".join(TPU_SELECTORS)
-                    + " (GKE sets up the TPU runtime from them, and they pick the slice shape)",
-                )
-            )
-        if requests.get(TPU_RESOURCE):
-            for p in pools:
-                if p.slice_vms > 1 or requests[TPU_RESOURCE] >= p.plan.chips_per_node:
-                    continue
-                findings.append(
-                    Finding(
-                        "tpu-chips",
-                        "warning",
-                        f"{g.path}.containers[*].resources.limits.{TPU_RESOURCE}",
-                        f"uses {requests[TPU_RESOURCE]:f} of the {p.plan.chips_per_node} chips of a "
-                        f"{p.plan.tpu_topology} VM in {p.name}: the others stay idle",
-                    )
-                )
-            multi = [p for p in pools if p.slice_vms > 1]
-            if multi and requests[TPU_RESOURCE] != multi[0].plan.chips_per_node:
-                findings.append(
-                    Finding(
-                        "tpu-chips",
-                        "error",
-                        f"{g.path}.containers[*].resources.limits.{TPU_RESOURCE}",
-                        f"is {requests[TPU_RESOURCE]:f}: on a multi-host slice each pod takes all "
-                        f"{multi[0].plan.chips_per_node} chips of its VM",
-                        f"{TPU_RESOURCE}: {multi[0].plan.chips_per_node}",
-                    )
-                )
+        findings += tpu_findings(g, requests, pools)
         findings += jobs.multi_host_findings(wl, g, pools, ctx.services, ctx.pools)
         findings += _capacity(g, requests, pools)
         findings += jobs.retry_findings(wl, g, any(p.plan.spot for p in pools))
