@@ -149,3 +149,19 @@ def test_missing_namespace(staging: EnvironmentPlan) -> None:
     state = healthy_state(staging)
     state.namespaces.discard("serving")
     assert statuses(verify_state(staging, state))[("namespace", "serving")] == "FAIL"
+
+
+def test_smoke_pods_are_built_like_templates_in_a_team_namespace_with_quota(staging: EnvironmentPlan) -> None:
+    from gke_accel.workloads.lint.podsecurity import violations
+    from gke_accel.workloads.verify.smoke import smoke_pods
+
+    pods, rows = smoke_pods(staging)
+    assert rows == []
+    by_kind = {pool.plan.kind: pod for pool, pod in pods}
+    tpu, gpu = by_kind["tpu"], by_kind["gpu"]
+    assert tpu["metadata"]["namespace"] == "nlp"  # the team with a v5e quota
+    assert tpu["spec"]["containers"][0]["resources"]["limits"]["google.com/tpu"] == "4"  # one VM of the 2x4 slice
+    assert gpu["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1"
+    assert gpu["spec"]["nodeSelector"] == {"cloud.google.com/gke-accelerator": "nvidia-l4"}
+    assert violations(gpu["spec"], "restricted") == []
+    assert "volumes" not in gpu["spec"] or all(v["name"] != "checkpoints" for v in gpu["spec"]["volumes"])

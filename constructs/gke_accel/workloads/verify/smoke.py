@@ -26,7 +26,7 @@ def smoke_pods(plan: EnvironmentPlan) -> tuple[list[tuple[PoolNodes, Obj]], list
     pods, rows = [], []
     pcs = plan.spec.platform.priority_classes
     for kind in ("tpu", "gpu"):
-        pools = [p for p in pool_nodes(plan, include_system=False) if p.plan.kind == kind and p.slice_vms == 1]
+        pools = [p for p in pool_nodes(plan, include_system=False) if p.plan.kind == kind]
         if not pools:
             continue
         pool = pools[0]
