@@ -196,6 +196,7 @@ RULES = [
             f"{GPU}.placement": "compact",
             f"{GPU}.consumption": "flex-start",
             f"{GPU}.zones": ["us-central1-b"],
+            "queues": {},  # flex-start pools are used through Kueue
         },
     ),
     Rule(

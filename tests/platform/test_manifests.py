@@ -14,6 +14,8 @@ from server_defaults import as_stored
 from gke_accel.cli.main import main
 from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
 from gke_accel.model.platform.manifests import platform_manifests, quota_key
+from gke_accel.model.queues.manifests import queue_manifests
+from gke_accel.model.queues.of_environment import queue_plan_of
 from helpers import base_config, set_path, to_yaml
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
@@ -209,7 +211,9 @@ def test_manifest_files_in_name_order_create_every_namespace_before_its_objects(
             created.add(obj["metadata"]["name"])
         seen_kinds.append(obj["kind"])
     assert seen_kinds[0] == "PriorityClass" and "Namespace" in seen_kinds
-    assert len(seen_kinds) == len(platform_manifests(plan_of(env)))
+    queues = queue_plan_of(plan_of(env))
+    kueue = queue_manifests(queues, plan_of(env).spec.platform.priority_classes) if queues else []
+    assert len(seen_kinds) == len(platform_manifests(plan_of(env))) + len(kueue)
 
 
 def test_stdout_lists_objects_in_apply_order(capsys: pytest.CaptureFixture[str]) -> None:

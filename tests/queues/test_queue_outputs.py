@@ -64,9 +64,9 @@ def test_without_kueue_the_resource_quota_is_the_teams_own_quota() -> None:
 def test_manifests_command_includes_the_queue_objects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["manifests", "--config-dir", str(CONFIG), "--env", "staging", "--out", str(tmp_path)]) == 0
     files = {p.name for p in (tmp_path / "staging").iterdir()}
-    assert {"0-clusterqueue.research.yaml", "2-research.localqueue.team.yaml", "0-resourceflavor.v5e-4x4.yaml"} <= files
-    assert "0-workloadpriorityclass.inference.yaml" in files
-    cq = yaml.safe_load((tmp_path / "staging" / "0-clusterqueue.serving.yaml").read_text())
+    assert {"3-clusterqueue.research.yaml", "4-research.localqueue.team.yaml", "3-resourceflavor.v5e-4x4.yaml"} <= files
+    assert "3-workloadpriorityclass.inference.yaml" in files
+    cq = yaml.safe_load((tmp_path / "staging" / "3-clusterqueue.serving.yaml").read_text())
     assert cq["apiVersion"] == "kueue.x-k8s.io/v1beta2" and cq["spec"]["cohortName"] == "staging"
     assert main(["manifests", "--config-dir", str(CONFIG), "--env", "dev"]) == 0
     assert "kueue.x-k8s.io" not in capsys.readouterr().out

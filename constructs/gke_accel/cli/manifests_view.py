@@ -42,12 +42,14 @@ def synth_section(plan: EnvironmentPlan) -> str:
 
 def apply_stage(manifest: dict[str, object]) -> int:
     """0: cluster-scoped objects other than namespaces (priority classes, admission policies);
-    1: namespaces; 2: objects inside a namespace. Applying stage by stage works on an empty cluster."""
+    1: namespaces; 2: objects inside a namespace; 3 and 4: Kueue objects (cluster-scoped, then
+    namespaced), which need Kueue installed. Applying stage by stage works on an empty cluster."""
     meta = manifest["metadata"]
     assert isinstance(meta, dict)
+    kueue = 3 if str(manifest["apiVersion"]).startswith("kueue.x-k8s.io/") else 0
     if meta.get("namespace"):
-        return 2
-    return 1 if manifest["kind"] == "Namespace" else 0
+        return kueue + 2 - (1 if kueue else 0)
+    return kueue if kueue else (1 if manifest["kind"] == "Namespace" else 0)
 
 
 def file_name(manifest: dict[str, object]) -> str:
