@@ -30,10 +30,10 @@ def test_shipped_staging_shares_32_tpu_chips_between_three_teams_with_a_preempti
     assert "queues (Kueue 0.17.0, JobSet 0.11.1; cohort staging):" in lines[0]
     rows = {line.split()[0]: line for line in lines[3:6]}
     assert set(rows) == {"nlp", "research", "serving"}
-    assert "v5e-4x4 16" in rows["nlp"] and "v5e-4x4 8" in rows["research"] and "v5e-4x4 8" in rows["serving"]
+    assert "v5e-2x4 16" in rows["nlp"] and "v5e-2x4 8" in rows["research"] and "v5e-2x4 8" in rows["serving"]
     assert "yes" in rows["serving"] and "yes" not in rows["nlp"]
     assert "tpu 24" in rows["research"]  # 8 nominal + borrowing limit 16
-    assert "  flavor v5e-4x4: 32 tpu max, pools v5e-slice-s0, v5e-slice-s1" in lines
+    assert "  flavor v5e-2x4: 32 tpu max, pools v5e-slice, v5e-shared-s0, v5e-shared-s1, v5e-shared-s2" in lines
 
 
 def test_no_queue_table_without_kueue() -> None:
@@ -64,7 +64,7 @@ def test_without_kueue_the_resource_quota_is_the_teams_own_quota() -> None:
 def test_manifests_command_includes_the_queue_objects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["manifests", "--config-dir", str(CONFIG), "--env", "staging", "--out", str(tmp_path)]) == 0
     files = {p.name for p in (tmp_path / "staging").iterdir()}
-    assert {"3-clusterqueue.research.yaml", "4-research.localqueue.team.yaml", "3-resourceflavor.v5e-4x4.yaml"} <= files
+    assert {"3-clusterqueue.research.yaml", "4-research.localqueue.team.yaml", "3-resourceflavor.v5e-2x4.yaml"} <= files
     assert "3-workloadpriorityclass.inference.yaml" in files
     cq = yaml.safe_load((tmp_path / "staging" / "3-clusterqueue.serving.yaml").read_text())
     assert cq["apiVersion"] == "kueue.x-k8s.io/v1beta2" and cq["spec"]["cohortName"] == "staging"
@@ -82,7 +82,7 @@ def test_review_shows_queue_changes_before_and_after() -> None:
     section = _queue_section(before, after)
     assert section[1] == "**Kueue queues** (per team; docs/queues.md)"
     research, serving = section[5:]
-    assert research.startswith("| research |") and "v5e-4x4 16" in research and "v5e-4x4 8;" in research
+    assert research.startswith("| research |") and "v5e-2x4 16" in research and "v5e-2x4 8;" in research
     assert serving.startswith("| serving |") and "preempts to borrow yes" in serving
     assert "preempts to borrow -" in serving.split("|")[3]
     assert _queue_section(before, before) == []

@@ -12,6 +12,8 @@ import pytest
 
 from gke_accel.model import EnvironmentPlan, load_environment
 from gke_accel.model.platform.manifests import platform_manifests
+from gke_accel.model.queues.manifests import queue_manifests
+from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.workloads.nodes import pool_nodes
 from gke_accel.workloads.verify import ClusterState, verify_state
 
@@ -34,7 +36,9 @@ def healthy_state(plan: EnvironmentPlan, *, skip_pools: tuple[str, ...] = ()) ->
     objects: dict[tuple[str, str, str], Any] = {}
     namespaces = set()
     pods = []
-    for m in platform_manifests(plan):
+    queues = queue_plan_of(plan)
+    kueue = queue_manifests(queues, plan.spec.platform.priority_classes) if queues else []
+    for m in platform_manifests(plan) + kueue:
         meta = m["metadata"]
         if m["kind"] == "Namespace":
             namespaces.add(meta["name"])
@@ -97,8 +101,9 @@ def test_missing_quota_is_drift(staging: EnvironmentPlan) -> None:
 def test_changed_quota_is_drift(staging: EnvironmentPlan) -> None:
     state = healthy_state(staging)
     state.objects[("ResourceQuota", "nlp", "compute")]["spec"]["hard"]["requests.google.com/tpu"] = "4"
+    # with Kueue (staging), the quota is the Kueue ceiling: nominal 16 plus the 16 the cohort can lend
     [row] = [r for r in verify_state(staging, state).rows if r.subject == "nlp/compute"]
-    assert row.status == "FAIL" and "requests.google.com/tpu=4, expected 8" in row.detail
+    assert row.status == "FAIL" and "requests.google.com/tpu=4, expected 32" in row.detail
 
 
 def test_quantities_are_compared_by_value(staging: EnvironmentPlan) -> None:
