@@ -257,16 +257,18 @@ def test_over_nominal_waits_then_borrows_idle_chips_then_the_lender_reclaims(fre
 
 def test_inference_preempts_training_not_the_reverse(fresh_queues: LocalCluster) -> None:
     c = fresh_queues
-    c.apply([job("q-research", "r", hosts=4), job("q-nlp", "n", hosts=2), job("q-serving", "train", hosts=2)])
-    c.wait_for(lambda: all(admitted(c, *t) for t in [("q-research", "r"), ("q-nlp", "n"), ("q-serving", "train")]),
-               what="the cohort full (32 of 32 chips)")  # fmt: skip
+    c.apply(
+        [job("q-research", "r-train", hosts=4), job("q-nlp", "n-train", hosts=2), job("q-serving", "train", hosts=2)]
+    )
+    full = [("q-research", "r-train"), ("q-nlp", "n-train"), ("q-serving", "train")]
+    c.wait_for(lambda: all(admitted(c, *t) for t in full), what="the cohort full (32 of 32 chips)")
     # a training job cannot push anyone out
     c.apply([job("q-serving", "train-2", hosts=2)])
     time.sleep(3)
     assert not admitted(c, "q-serving", "train-2")
     assert all(
         condition(workload_of(c, *t), "Evicted") is None
-        for t in [("q-research", "r"), ("q-nlp", "n"), ("q-serving", "train")]
+        for t in [("q-research", "r-train"), ("q-nlp", "n-train"), ("q-serving", "train")]
     )
     c.kubectl("delete", "job", "train-2", "-n", "q-serving")
     # inference preempts serving's own training
@@ -289,9 +291,11 @@ def jobset(team: str, name: str, hosts: int) -> dict[str, Any]:
 
 def test_a_multi_host_jobset_is_admitted_whole_or_not_at_all(fresh_queues: LocalCluster) -> None:
     c = fresh_queues
-    c.apply([job("q-nlp", "n", hosts=2), job("q-serving", "s", hosts=2), job("q-research", "r", hosts=2)])
-    c.wait_for(lambda: all(admitted(c, *t) for t in [("q-nlp", "n"), ("q-serving", "s"), ("q-research", "r")]),
-               what="24 of 32 chips in use")  # fmt: skip
+    c.apply(
+        [job("q-nlp", "n-train", hosts=2), job("q-serving", "s-train", hosts=2), job("q-research", "r-train", hosts=2)]
+    )
+    used = [("q-nlp", "n-train"), ("q-serving", "s-train"), ("q-research", "r-train")]
+    c.wait_for(lambda: all(admitted(c, *t) for t in used), what="24 of 32 chips in use")
     # a 16-chip slice (4 hosts) does not fit in the 8 chips left: nothing of it is admitted
     c.apply([jobset("q-research", "slice", hosts=4)])
     c.wait_for(lambda: workload_of(c, "q-research", "slice") is not None, what="the JobSet's workload")
@@ -300,7 +304,7 @@ def test_a_multi_host_jobset_is_admitted_whole_or_not_at_all(fresh_queues: Local
     assert condition(w, "QuotaReserved") is None and not admitted(c, "q-research", "slice")
     assert c.get("jobset.jobset.x-k8s.io", "slice", "q-research")["spec"]["suspend"] is True
     # once 16 chips are free the whole slice is admitted at once: one podset of 4 hosts
-    c.kubectl("delete", "job", "n", "-n", "q-nlp", "--cascade=foreground")
+    c.kubectl("delete", "job", "n-train", "-n", "q-nlp", "--cascade=foreground")
     c.wait_for(lambda: admitted(c, "q-research", "slice"), what="the JobSet admitted")
     [assignment] = workload_of(c, "q-research", "slice")["status"]["admission"]["podSetAssignments"]  # type: ignore[index]
     assert assignment["count"] == 4 and assignment["flavors"]["google.com/tpu"] == "v5e-4x4"
