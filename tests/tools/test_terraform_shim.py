@@ -42,3 +42,34 @@ def test_validate_stacks_reports_valid_and_invalid_stacks(tmp_path: Path) -> Non
     lines = {line.split()[0]: line for line in proc.stdout.splitlines() if line and not line.startswith(" ")}
     assert "valid" in lines["good"].split() and "INVALID" in lines["bad"].split()
     assert "Reference to undeclared input variable" in proc.stdout
+
+
+def test_a_stack_whose_helm_provider_cannot_be_installed_is_validated_without_its_helm_resources(
+    tmp_path: Path,
+) -> None:
+    stack = tmp_path / "stacks" / "queues"
+    stack.mkdir(parents=True)
+    doc = {
+        # a source no registry or mirror has: init fails as it does where the helm provider cannot be built
+        "terraform": {"required_providers": {"helm": {"source": "example.invalid/acme/helm", "version": "3.1.1"}}},
+        "provider": {"helm": [{}]},
+        "resource": {
+            "helm_release": {"kueue": {"name": "kueue", "chart": "kueue"}},
+            "terraform_data": {"after": {"input": "x", "depends_on": ["helm_release.kueue"]}},
+        },
+        "output": {"hello": {"value": "world"}},
+    }
+    (stack / "cdk.tf.json").write_text(json.dumps(doc))
+    env = {**os.environ, "TERRAFORM": f"{sys.executable} {SHIM}", "GKE_ACCEL_CACHE": str(tmp_path / "cache")}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "terraform" / "validate_stacks.py"), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "validating it without its 1 helm resources" in proc.stdout
+    copy = json.loads((tmp_path / "without-helm" / "queues" / "cdk.tf.json").read_text())
+    assert "helm_release" not in copy["resource"] and "helm" not in copy.get("provider", {})
+    assert copy["resource"]["terraform_data"]["after"]["depends_on"] == []

@@ -72,6 +72,11 @@ def without_helm(stack: Path):
         for body in named.values():
             if "depends_on" in body:
                 body["depends_on"] = [d for d in body["depends_on"] if d not in gone]
+    for key in ("provider", "resource"):  # Terraform refuses empty blocks
+        if key in doc and not doc[key]:
+            del doc[key]
+    if not doc.get("terraform", {}).get("required_providers", True):
+        del doc["terraform"]["required_providers"]
     copy = stack.parent.parent / "without-helm" / stack.name
     copy.mkdir(parents=True, exist_ok=True)
     (copy / "cdk.tf.json").write_text(json.dumps(doc, indent=2))
