@@ -282,6 +282,15 @@ def test_independent_mistakes_are_all_listed_and_values_show_as_yaml() -> None:
     assert any("'10.0.0.0/33' is not a valid IPv4 CIDR" in f for f in found)
 
 
+def test_the_version_rule_still_runs_when_the_tpu_pool_has_another_mistake() -> None:
+    data = set_path(base_config(), f"{TPU}.generation", "v6e")
+    data = set_path(data, f"{TPU}.zone", "us-central1-f")  # no v6e there
+    data = set_path(data, "cluster.min_master_version", "1.30")
+    found = _errors(data)
+    assert len(found) == 2
+    assert any("first version with v6e TPUs" in f for f in found)
+
+
 def test_a_huge_value_is_cut_before_it_is_shown() -> None:
     found = _errors(set_path(base_config(), f"{TPU}.topology", "9x" * 400 + "9"))
     assert len(found[0]) < 400 and "(801 characters)" in found[0]
