@@ -237,6 +237,14 @@ RULES = [
         "cluster.network.network",
         "not a valid Compute Engine name",
     ),
+    Rule(
+        "rbac-group",
+        "cluster.rbac_security_group",
+        "gke-security-groups@acme.example.com",
+        "ml-admins@acme.example.com",
+        "cluster.rbac_security_group",
+        "gke-security-groups",
+    ),
     Rule("bucket-name", "backend", {"type": "gcs", "bucket": "acme-tf-state"}, {"type": "gcs", "bucket": "A"},
          "backend.bucket", "not a GCS bucket name"),
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass
 
 from gke_accel.catalog import Catalog, load_catalog
@@ -138,6 +139,10 @@ def _nap_limits(spec: ClusterSpec, catalog: Catalog, issues: IssueCollector) -> 
 
 
 
+_DOMAIN_LABEL = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
+RBAC_GROUP = re.compile(rf"gke-security-groups@{_DOMAIN_LABEL}(?:\.{_DOMAIN_LABEL})+")
+
+
 def _check_zones_exist(
     zones: tuple[str, ...], region: str, path: str, catalog: Catalog, issues: IssueCollector
 ) -> None:
@@ -178,6 +183,14 @@ def plan_cluster(
         )
     check_zones(spec.node_zones, region, "cluster.node_zones", issues)
     node_zones = spec.node_zones or ((spec.location,) if zonal else ())
+    group = spec.rbac_security_group
+    if group is not None and not RBAC_GROUP.fullmatch(group):
+        issues.bad(
+            "cluster.rbac_security_group",
+            group,
+            "is not a Google Groups for RBAC group (GKE requires the name gke-security-groups)",
+            "gke-security-groups@<your domain>",
+        )
     zones_path = "cluster.node_zones" if spec.node_zones else "cluster.location"
     _check_zones_exist(node_zones, region, zones_path, catalog, issues)
     if regional and not spec.node_zones:
