@@ -52,3 +52,27 @@ def test_only_stacks_that_differ_are_scanned(tmp_path: Path) -> None:
     base = SideResult("base", tmp_path, {"dev": same, "prod": same, "old": same})
     head = SideResult("head", tmp_path, {"dev": same, "prod": {"resource": {"x": {"a": {"v": 2}}}}, "new": same})
     assert changed_stacks(base, head) == ["new", "old", "prod"]
+
+
+def test_stop_ends_a_running_scan_and_no_fresh_checkov_follows(tmp_path: Path) -> None:
+    import threading
+
+    import pytest
+
+    zygote = CheckovZygote()
+    errors: list[BaseException] = []
+
+    def scan() -> None:
+        try:
+            scan_stacks(stacks(tmp_path), zygote.run)
+        except RuntimeError as exc:
+            errors.append(exc)
+
+    thread = threading.Thread(target=scan)
+    thread.start()
+    zygote.stop()
+    thread.join(timeout=30)
+    assert not thread.is_alive()
+    with pytest.raises(RuntimeError, match="stopped"):
+        zygote.run(["--version"])
+    assert all("stopped" in str(e) for e in errors)

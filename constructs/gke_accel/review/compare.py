@@ -115,7 +115,7 @@ def review_git(
             add_policy(review, base, head, head_scan=head_scan, runner=runner)
         return review
     finally:
-        pool.shutdown(wait=True)
         if zygote is not None:
-            zygote.close()
+            zygote.stop()  # every scan the review needs is done; a head scan nobody needs is cut short
+        pool.shutdown(wait=True)
         shutil.rmtree(scratch, ignore_errors=True)

@@ -7,9 +7,11 @@ where it differs. checkov runs as a subprocess, so the scans overlap with synthe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -44,17 +46,21 @@ class CheckovZygote:
                 stderr=subprocess.DEVNULL,
                 text=True,
                 env={**os.environ, **CHECKOV_ENV},
+                start_new_session=True,  # its own process group: stop() ends it and a running scan
             )
         except OSError:
             self._proc = None
         self._ready: bool | None = None
         self._count = 0
+        self._stopped = False
 
     def _reply(self, stdout: IO[str]) -> dict[str, object] | None:
         line = stdout.readline()
         return json.loads(line) if line.strip() else None
 
     def run(self, args: list[str]) -> tuple[int, str, str]:
+        if self._stopped:
+            raise RuntimeError("the checkov helper was stopped")
         with self._lock:
             proc = self._proc
             if proc is not None and proc.stdin is not None and proc.stdout is not None and self._ready is not False:
@@ -73,7 +79,17 @@ class CheckovZygote:
                 except (OSError, ValueError):
                     pass
                 self._ready = False  # broken: every later scan takes the plain path
+        if self._stopped:  # stopped while this scan ran: its result is not wanted
+            raise RuntimeError("the checkov helper was stopped")
         return run_subprocess(args)
+
+    def stop(self) -> None:
+        """End the helper and any scan it is running (a scan nobody waits for: nothing changed)."""
+        self._stopped = True
+        if self._proc is not None and self._proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._proc.pid, signal.SIGKILL)
+        self.close()
 
     def close(self) -> None:
         if self._proc is not None:
@@ -124,6 +140,9 @@ def add_policy(
     """Record the findings new in the head and those it resolves, per stack. ``head_scan``: the
     head's findings over all its stacks, started earlier; ``runner`` runs checkov."""
     envs = changed_stacks(base, head)
+    if not envs:  # same JSON, same findings: nothing to scan or wait for
+        review.policy_checked = True
+        return
     scratch = Path(tempfile.mkdtemp(prefix="gke-accel-review-scan-"))
     try:
         with ThreadPoolExecutor(max_workers=2) as pool:
