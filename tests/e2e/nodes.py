@@ -34,7 +34,7 @@ def pool_node(pool: Any, index: int = 0) -> dict[str, Any]:
         "kubernetes.io/arch": "amd64",
         **({"topology.kubernetes.io/zone": zone} if zone else {}),
     }
-    allocatable = {**BASE_ALLOCATABLE, **{k: str(v) for k, v in dict(shape.allocatable).items()}}
+    allocatable = {**BASE_ALLOCATABLE, **shape.extended_resources()}
     return {
         "apiVersion": "v1",
         "kind": "Node",
