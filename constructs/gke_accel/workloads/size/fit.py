@@ -7,7 +7,6 @@ import math
 from dataclasses import dataclass
 
 from gke_accel.catalog import Catalog, TpuGeneration, load_catalog
-from gke_accel.catalog.zone_facts import load_zone_facts
 from gke_accel.workloads._model import (
     POOL_LABEL,
     EnvironmentPlan,
@@ -121,19 +120,13 @@ def gpu_option(estimate: MemoryEstimate, accelerator_type: str, catalog: Catalog
     fitting = [c for c in counts if c >= gpus]
     per_node = fitting[0] if fitting else counts[-1]
     nodes = 1 if fitting else ceil_div(gpus, per_node)
-    # Prices are us-central1 list prices; the zone only has to offer the GPU for the plan to be valid.
-    listed = load_zone_facts().zones_for("gpu", accelerator_type)
-    zone = next((z for z in listed if z.startswith(PRICE_REGION + "-")), listed[0] if listed else PRICE_ZONE)
     pools = plan_gpu_pool(
+        # A pricing-only plan: the catalog's list prices are us-central1's, wherever the GPU is offered.
         GpuPoolSpec(
-            name="size",
-            gpu=model.aliases[0],
-            gpus_per_node=per_node,
-            node_count=nodes,
-            allow_unlisted_zone=not listed,
+            name="size", gpu=model.aliases[0], gpus_per_node=per_node, node_count=nodes, allow_unlisted_zone=True
         ),
-        region=zone.rsplit("-", 1)[0],
-        cluster_zones=(zone,),
+        region=PRICE_REGION,
+        cluster_zones=(PRICE_ZONE,),
         catalog=catalog,
     )
     on_demand, spot = _price(pools, catalog)
