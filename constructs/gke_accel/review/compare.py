@@ -7,6 +7,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from gke_accel.output_dir import check_output_dir
+
 from .build import SideResult, synth_current
 from .diff import diff_stack
 from .git_base import BaseError, git, resolve, synth_base, worktree
@@ -114,8 +116,7 @@ def review_git(
         relative_config = head_config.resolve().relative_to(repo.resolve())
     except ValueError as exc:
         raise BaseError(f"--config-dir {config_dir} is not inside the repository {repo}") from exc
-    if outdir.exists():
-        shutil.rmtree(outdir / "stacks", ignore_errors=True)
+    check_output_dir(outdir)  # never the repository or a folder of someone else's files
     head = synth_current("head", head_config, outdir, names)
     scratch = Path(tempfile.mkdtemp(prefix="gke-accel-review-out-"))
     try:
