@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gke_accel.cdk._framework import App
 from gke_accel.model import ConfigError, EnvironmentPlan
-from gke_accel.model.config_files import load_environments
+from gke_accel.model.environment.config_files import load_environments
 from gke_accel.output_dir import MARKER, MARKER_TEXT, claim_output_dir, keep_terraform_files, staged_output
 from stacks.environment_stack import EnvironmentStack
 
