@@ -19,7 +19,7 @@ from gke_accel.policy.scan import Finding, PolicyReport
 
 def _run(manifests_dir: Path) -> list[dict[str, Any]]:
     cmd = [sys.executable, "-m", "checkov.main", "-d", str(manifests_dir), "--framework", "kubernetes"]
-    cmd += ["--quiet", "--compact", "--skip-download", "-o", "json"]
+    cmd += ["--compact", "--skip-download", "-o", "json"]  # not --quiet: it drops the skipped checks
     env = {**os.environ, "BC_SKIP_MAPPING": "TRUE", "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2": "false"}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if proc.returncode not in (0, 1) or not proc.stdout.strip():
@@ -28,8 +28,9 @@ def _run(manifests_dir: Path) -> list[dict[str, Any]]:
     return data if isinstance(data, list) else [data]
 
 
-def _finding(check: dict[str, Any], reason: str = "") -> Finding:
-    env = Path(check["file_path"]).parent.name or "-"
+def _finding(check: dict[str, Any]) -> Finding:
+    env = Path(check.get("file_abs_path") or check["file_path"]).parent.name or "-"
+    reason = (check.get("check_result") or {}).get("suppress_comment") or check.get("suppress_comment") or ""
     return Finding(env, check["check_id"], check["resource"], check.get("check_name", ""), reason)
 
 
@@ -41,7 +42,5 @@ def scan_manifests(manifests_dir: Path) -> PolicyReport:
             continue
         report.passed += int(result.get("summary", {}).get("passed", 0))
         report.failed += [_finding(c) for c in result["results"].get("failed_checks", [])]
-        report.skipped += [
-            _finding(c, c.get("suppress_comment") or "") for c in result["results"].get("skipped_checks", [])
-        ]
+        report.skipped += [_finding(c) for c in result["results"].get("skipped_checks", [])]
     return report

@@ -20,6 +20,7 @@ from gke_accel.model.platform.rules import check_platform
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.tpu_pool import plan_tpu_pool
+from gke_accel.model.security.rules import check_security
 
 
 def _check_environment(spec: EnvironmentSpec, issues: IssueCollector) -> None:
@@ -69,6 +70,7 @@ def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalo
         )
     check_min_versions(spec.cluster.min_master_version, pools, catalog, issues)
     warnings = check_platform(spec, pools, issues)
+    check_security(spec, issues)
     check_observability(spec, pools, issues)
     seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
     declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]
