@@ -97,7 +97,7 @@ def test_team_identity_access_and_isolation() -> None:
         "iam.gke.io/gcp-service-account": "nlp-dev-wi@acme-ml-dev.iam.gserviceaccount.com"
     }
     [binding] = [m for m in by_kind(manifests, "RoleBinding") if m["metadata"]["namespace"] == "nlp"]
-    assert binding["roleRef"]["name"] == "edit"
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "team-member"}
     assert binding["subjects"] == [
         {"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": "ml-nlp@acme.example.com"}
     ]
