@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from gke_accel.catalog import load_catalog
-from gke_accel.cli import cost_view, manifests_view, review_view
+from gke_accel.cli import cost_view, lint_view, manifests_view, review_view, size_view, verify_view, workload_view
 from gke_accel.cli.catalog_view import catalog_text
 from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, add_env_args, selected_plans
 from gke_accel.cli.summary import environment_summary
@@ -24,15 +24,21 @@ INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 MANIFESTS_DIR = "manifests"  # synth also writes the platform's objects here, for `scan`
 
 # Subcommand modules that add themselves to the parser (each has ``register(subparsers)``).
-COMMAND_MODULES = (manifests_view, cost_view, review_view)
+COMMAND_MODULES = (manifests_view, cost_view, review_view, size_view, lint_view, workload_view, verify_view)
 # What ``synth`` prints for each environment after its pool summary.
 SYNTH_SECTIONS = (manifests_view.synth_section, cost_view.synth_section)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
     plans = selected_plans(args)
+    elapsed = time.perf_counter() - started
     for plan in plans:
         print(f"ok  {plan.name}: {len(plan.pools)} accelerator pool(s), source {plan.source}")
+        for warning in plan.warnings:
+            print(f"  warning: {warning}")
+    zones = load_catalog().zones
+    print(f"zone data as of {zones.as_of} (catalog/zones.yaml); validated {len(plans)} in {elapsed:.2f}s")
     return EXIT_OK
 
 

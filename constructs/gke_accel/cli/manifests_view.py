@@ -39,11 +39,23 @@ def synth_section(plan: EnvironmentPlan) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _file_name(manifest: dict[str, object]) -> str:
+def apply_stage(manifest: dict[str, object]) -> int:
+    """0: cluster-scoped objects other than namespaces (priority classes, admission policies);
+    1: namespaces; 2: objects inside a namespace. Applying stage by stage works on an empty cluster."""
+    meta = manifest["metadata"]
+    assert isinstance(meta, dict)
+    if meta.get("namespace"):
+        return 2
+    return 1 if manifest["kind"] == "Namespace" else 0
+
+
+def file_name(manifest: dict[str, object]) -> str:
+    """``<stage>-[<namespace>.]<kind>.<name>.yaml``: ``kubectl apply -f <folder>`` reads files in name
+    order, so the stage prefix creates namespaces before the objects in them."""
     meta = manifest["metadata"]
     assert isinstance(meta, dict)
     ns = meta.get("namespace")
-    return f"{ns + '.' if ns else ''}{str(manifest['kind']).lower()}.{meta['name']}.yaml"
+    return f"{apply_stage(manifest)}-{ns + '.' if ns else ''}{str(manifest['kind']).lower()}.{meta['name']}.yaml"
 
 
 def write_manifests(plans: list[EnvironmentPlan], out: str | Path, *, option: str = "--out") -> dict[str, int]:
@@ -55,10 +67,10 @@ def write_manifests(plans: list[EnvironmentPlan], out: str | Path, *, option: st
     counts: dict[str, int] = {}
     with staged_output(folder, sorted({*old, *(p.name for p in plans)})) as staging:
         for plan in plans:
-            manifests = platform_manifests(plan)
+            manifests = sorted(platform_manifests(plan), key=apply_stage)
             (staging / plan.name).mkdir()
             for manifest in manifests:
-                (staging / plan.name / _file_name(manifest)).write_text(
+                (staging / plan.name / file_name(manifest)).write_text(
                     yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8"
                 )
             counts[plan.name] = len(manifests)
@@ -70,7 +82,7 @@ def cmd_manifests(args: argparse.Namespace) -> int:
     if args.out is None:
         for plan in plans:
             sys.stdout.write(f"# environment: {plan.name}\n")
-            sys.stdout.write(yaml.safe_dump_all(platform_manifests(plan), sort_keys=False))
+            sys.stdout.write(yaml.safe_dump_all(sorted(platform_manifests(plan), key=apply_stage), sort_keys=False))
         return EXIT_OK
     for name, count in write_manifests(plans, args.out).items():
         print(f"{name}: wrote {count} manifests to {Path(args.out) / name}")
@@ -80,5 +92,9 @@ def cmd_manifests(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("manifests", help="write the platform's Kubernetes objects as YAML (no provider bindings)")
     add_env_args(p)
-    p.add_argument("--out", help="folder to write <env>/<object>.yaml files to (default: print to stdout)")
+    p.add_argument(
+        "--out",
+        help="folder to write <env>/<object>.yaml files to, named so `kubectl apply -f <env>/` works on an "
+        "empty cluster (default: print to stdout, in apply order)",
+    )
     p.set_defaults(func=cmd_manifests)
