@@ -186,3 +186,16 @@ def test_shipped_prod_is_a_guarded_production_environment() -> None:
     (prod,) = load_environments(Path(__file__).resolve().parents[2] / "config", ["prod"])
     assert prod.spec.production and prod.prevent_destroy
     assert prod.binary_authorization_mode == "enforce"
+
+
+def test_plan_review_quotes_the_reason_for_turning_deletion_protection_off() -> None:
+    from gke_accel.review.diff import diff_stack
+    from gke_accel.review.safety import safety_items
+
+    def doc(body: dict[str, object]) -> dict[str, object]:
+        return {"resource": {"google_container_cluster": {"c": {"name": "ml", **body}}}}
+
+    before = doc({"deletion_protection": True})
+    after = doc({"deletion_protection": False, "//": {"deletion_protection_reason": "decommission, CAB-1234"}})
+    (item,) = safety_items(diff_stack(before, after), [], before, after)
+    assert item.subject.endswith("reason given: decommission, CAB-1234")
