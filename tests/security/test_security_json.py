@@ -89,3 +89,19 @@ def test_team_fences_are_typed_resources(shipped: dict[str, Any]) -> None:
     assert rule["verbs"] == ["get", "list", "watch"]
     for binding in resources(doc, "kubernetes_role_binding_v1"):
         assert binding["role_ref"]["kind"] == "Role" and binding["role_ref"]["name"] == "team-member"
+
+
+def test_synth_of_one_environment_leaves_only_its_stack(tmp_path: Any) -> None:
+    """``synth --env dev`` after a full synth: prod's old stack is gone, so ``scan`` cannot scan it."""
+    from stacks.app import synth_environments
+
+    from gke_accel.model import load_environment_text
+    from helpers import base_config, set_path, to_yaml
+
+    plans = {n: load_environment_text(to_yaml(set_path(base_config(), "environment", n))) for n in ("dev", "prod")}
+    out = tmp_path / "cdktf.out"
+    synth_environments(list(plans.values()), out)
+    (out / "stacks" / "prod" / "terraform.prod.tfstate").write_text("{}")  # local state is never deleted
+    synth_environments([plans["dev"]], out)
+    assert [p.parent.name for p in (out / "stacks").glob("*/cdk.tf.json")] == ["dev"]
+    assert sorted(p.name for p in (out / "stacks" / "prod").iterdir()) == ["terraform.prod.tfstate"]
