@@ -128,3 +128,19 @@ def test_ctrl_c_prints_one_line_and_leaves_no_half_written_output(tmp_path: Path
     assert proc.returncode == 130
     assert err.strip().count("\n") == 0 and err.startswith("interrupted:"), err
     assert sorted(p.name for p in out.iterdir()) == [MARKER]  # no staging folder, no partial env folder
+
+
+def test_review_outdir_dot_is_refused_before_anything_is_deleted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gke_accel.review.compare as compare
+
+    def no_delete(path: object, *args: object, **kwargs: object) -> None:
+        raise AssertionError(f"review tried to delete {path}")
+
+    monkeypatch.setattr(compare.shutil, "rmtree", no_delete)  # a regression must not delete the repository
+    monkeypatch.chdir(ROOT)
+    code = main(["review", "--base", "HEAD", "--outdir", ".", "--no-policy"])
+    err = capsys.readouterr().err
+    assert code == 1 and "is the repository" in err and "Traceback" not in err
+    assert (ROOT / "stacks" / "app.py").exists() and (ROOT / "stacks" / "environment_stack.py").exists()
