@@ -18,6 +18,7 @@ TYPED = {
     "ResourceQuota": "kubernetes_resource_quota_v1",
     "LimitRange": "kubernetes_limit_range_v1",
     "ServiceAccount": "kubernetes_service_account_v1",
+    "Role": "kubernetes_role_v1",
     "RoleBinding": "kubernetes_role_binding_v1",
     "NetworkPolicy": "kubernetes_network_policy_v1",
     "PriorityClass": "kubernetes_priority_class_v1",
