@@ -74,6 +74,24 @@ RULES = [
         "does not offer nvidia-a100-80gb",
         {f"{GPU}.gpu": "a100-80gb", f"{GPU}.gpus_per_node": 1},
     ),
+    Rule(
+        "cluster-zone-exists",
+        "cluster.node_zones",
+        ["us-central1-a", "us-central1-f"],
+        ["us-central1-a", "us-central1-d"],
+        "cluster.node_zones[1]",
+        "is not a zone of us-central1",
+        {f"{GPU}.zones": ["us-central1-a"]},
+    ),
+    Rule(
+        "cluster-zonal-location-exists",
+        "cluster.location",
+        "us-central1-a",
+        "us-central1-e",
+        "cluster.location",
+        "is not a zone of us-central1",
+        {"cluster.node_zones": [], f"{GPU}.zones": ["us-central1-a"]},
+    ),
     # --- GKE and Compute Engine limits ---
     Rule("disk-max", f"{GPU}.disk_size_gb", 65536, 65537, f"{GPU}.disk_size_gb", "too large"),
     Rule("system-disk", "cluster.system_pool.disk_size_gb", 10, 5, "cluster.system_pool.disk_size_gb", "too small"),
@@ -106,27 +124,17 @@ RULES = [
     Rule(
         "pools-per-cluster",
         "tpu_pools",
-        [
-            {"name": f"v{i}", "generation": "v5e", "topology": "4x4", "zone": "us-central1-a", "max_slices": 64}
-            for i in range(15)
-        ],
-        [
-            {"name": f"v{i}", "generation": "v5e", "topology": "4x4", "zone": "us-central1-a", "max_slices": 64}
-            for i in range(16)
-        ],
+        [{"name": f"v{i}", "generation": "v5e", "topology": "4x4", "zone": "us-central1-a", "max_slices": 64}
+         for i in range(15)],
+        [{"name": f"v{i}", "generation": "v5e", "topology": "4x4", "zone": "us-central1-a", "max_slices": 64}
+         for i in range(16)],
         "tpu_pools",
         "node pools is more than gke-accel supports",
         {"gpu_pools": []},
     ),
     Rule("int32", "teams", [], [{"name": "t", "google_group": "t@x.io", "cpu": 2**31}], "teams[0].cpu", "out of range"),
-    Rule(
-        "nap-cpu",
-        "cluster.auto_provisioning",
-        {"enabled": True},
-        {"enabled": True, "max_cpu": 0},
-        "cluster.auto_provisioning.max_cpu",
-        "out of range",
-    ),
+    Rule("nap-cpu", "cluster.auto_provisioning", {"enabled": True}, {"enabled": True, "max_cpu": 0},
+         "cluster.auto_provisioning.max_cpu", "out of range"),
     # --- maintenance (GKE: 48 h in 32 days, windows of 4 h or more; RFC 3339 with offset) ---
     Rule(
         "maintenance-availability",
@@ -219,14 +227,8 @@ RULES = [
     # --- names and free text ---
     Rule("name-trailing-newline", "cluster.name", "ml-test", "ml-test\n", "cluster.name", "control character"),
     Rule("pool-name-full-match", f"{GPU}.name", "l4", "l4\n", f"{GPU}.name", "control character"),
-    Rule(
-        "text-length",
-        "cluster.master_authorized_networks[0].name",
-        "corp",
-        "x" * 1025,
-        "cluster.master_authorized_networks[0].name",
-        "longer than 1024",
-    ),
+    Rule("text-length", "cluster.master_authorized_networks[0].name", "corp", "x" * 1025,
+         "cluster.master_authorized_networks[0].name", "longer than 1024"),
     Rule(
         "network-name",
         "cluster.network",
@@ -236,13 +238,15 @@ RULES = [
         "not a valid Compute Engine name",
     ),
     Rule(
-        "bucket-name",
-        "backend",
-        {"type": "gcs", "bucket": "acme-tf-state"},
-        {"type": "gcs", "bucket": "A"},
-        "backend.bucket",
-        "not a GCS bucket name",
+        "rbac-group",
+        "cluster.rbac_security_group",
+        "gke-security-groups@acme.example.com",
+        "ml-admins@acme.example.com",
+        "cluster.rbac_security_group",
+        "gke-security-groups",
     ),
+    Rule("bucket-name", "backend", {"type": "gcs", "bucket": "acme-tf-state"}, {"type": "gcs", "bucket": "A"},
+         "backend.bucket", "not a GCS bucket name"),
 ]
 
 
@@ -284,6 +288,15 @@ def test_independent_mistakes_are_all_listed_and_values_show_as_yaml() -> None:
     assert any("gpus_per_node: 3 is not valid" in f for f in found)
     assert any("'3x3' is not valid for v5e" in f for f in found)
     assert any("'10.0.0.0/33' is not a valid IPv4 CIDR" in f for f in found)
+
+
+def test_the_version_rule_still_runs_when_the_tpu_pool_has_another_mistake() -> None:
+    data = set_path(base_config(), f"{TPU}.generation", "v6e")
+    data = set_path(data, f"{TPU}.zone", "us-central1-f")  # no v6e there
+    data = set_path(data, "cluster.min_master_version", "1.30")
+    found = _errors(data)
+    assert len(found) == 2
+    assert any("first version with v6e TPUs" in f for f in found)
 
 
 def test_a_huge_value_is_cut_before_it_is_shown() -> None:
