@@ -77,7 +77,9 @@ MUTATIONS: list[tuple[str, st.SearchStrategy[Any]]] = [
     ("monitoring.thresholds", st.fixed_dictionaries({"gpu_idle_percent": NUMBERS})),
     ("platform.checkpoints", st.fixed_dictionaries({"noncurrent_version_days": NUMBERS})),
 ]
-CHANGES = st.lists(st.sampled_from(MUTATIONS).flatmap(lambda m: st.tuples(st.just(m[0]), m[1])), min_size=1, max_size=5)
+CHANGES = st.lists(
+    st.sampled_from(MUTATIONS).flatmap(lambda m: st.tuples(st.just(m[0]), m[1])), min_size=1, max_size=5
+)
 
 
 def build_everything(plan: EnvironmentPlan) -> None:
