@@ -21,7 +21,12 @@ def pool_node(pool: NodePoolPlan, index: int = 0) -> dict[str, Any]:
     shape = node_shape(pool)
     name = f"{pool.name}-{index}"
     zone = pool.zones[index % len(pool.zones)]
-    labels = {**shape.node_labels(zone), "kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}
+    labels = {
+        **shape.node_labels(zone),
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
+    }
     allocatable = {**BASE_ALLOCATABLE, **shape.extended_resources()}
     return {
         "apiVersion": "v1",
