@@ -60,11 +60,12 @@ def test_the_queue_chart_holds_exactly_the_models_queue_objects(shipped: dict[st
     assert sum(d.startswith("kubernetes_namespace_v1.") for d in deps) == 3
 
 
-def test_helm_provider_uses_the_cluster_endpoint_ca_and_an_access_token(shipped: dict[str, Any]) -> None:
+def test_helm_provider_uses_the_cluster_endpoint_ca_and_the_gke_auth_plugin(shipped: dict[str, Any]) -> None:
     [provider] = shipped["staging"]["provider"]["helm"]
     k8s = provider["kubernetes"]
     assert k8s["host"].startswith("https://${google_container_cluster.")
-    assert "base64decode" in k8s["cluster_ca_certificate"] and "access_token" in k8s["token"]
+    assert "base64decode" in k8s["cluster_ca_certificate"] and "token" not in k8s
+    assert k8s["exec"] == {"api_version": "client.authentication.k8s.io/v1beta1", "command": "gke-gcloud-auth-plugin"}
 
 
 def test_environments_without_queues_have_no_helm(shipped: dict[str, Any]) -> None:

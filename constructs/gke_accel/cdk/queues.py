@@ -19,9 +19,9 @@ from typing import Any
 import yaml
 
 from gke_accel.cdk._framework import AssetType, Construct, Fn, TerraformAsset
-from gke_accel.cdk._helm import HelmProvider, HelmProviderKubernetes, Release
-from gke_accel.cdk._providers import DataGoogleClientConfig
+from gke_accel.cdk._helm import HelmProvider, HelmProviderKubernetes, HelmProviderKubernetesExec, Release
 from gke_accel.cdk.cluster import GkeCluster
+from gke_accel.cdk.platform import EXEC_API_VERSION, EXEC_PLUGIN
 from gke_accel.model.platform.spec import PriorityClassesSpec
 from gke_accel.model.queues.install import JOBSET, KUEUE, kueue_values
 from gke_accel.model.queues.manifests import queue_manifests
@@ -78,14 +78,15 @@ class KueueQueues(Construct):
         after: Sequence[Any] = (),
     ) -> None:
         super().__init__(scope, id)
-        client = DataGoogleClientConfig(self, "client-config")
+        # Credentials as for the kubernetes provider: a short-lived token from gke-gcloud-auth-plugin on
+        # every run, never an attribute Terraform writes to state (docs/security.md).
         provider = HelmProvider(
             self,
             "helm",
             kubernetes=HelmProviderKubernetes(
                 host=f"https://{cluster.endpoint}",
-                token=client.access_token,
                 cluster_ca_certificate=Fn.base64decode(cluster.ca_certificate),
+                exec=HelmProviderKubernetesExec(api_version=EXEC_API_VERSION, command=EXEC_PLUGIN),
             ),
         )
         common: dict[str, Any] = {

@@ -13,6 +13,7 @@ def _zones(zones: tuple[str, ...]) -> str:
     regions = len({z.rsplit("-", 1)[0] for z in zones})
     return f"{len(zones)} zones in {regions} regions"
 
+
 def tpu_table(catalog: Catalog, only: str | None = None) -> str:
     rows = []
     for gen in catalog.tpu_generations.values():
