@@ -19,11 +19,12 @@ from localcluster import LocalCluster
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.platform.manifests import platform_manifests
-from gke_accel.model.queues import QUEUE_LABEL, QueuesSpec, TeamQueueSpec, plan_queues
+from gke_accel.model.queues import QUEUE_LABEL
 from gke_accel.model.queues.flavors import node_labels, tolerations
 from gke_accel.model.queues.install import kueue_configuration
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.names import PRIORITY_LABEL
+from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan
 from helpers import base_config, to_yaml
 
@@ -42,9 +43,9 @@ def shared_environment() -> tuple[EnvironmentPlan, QueuePlan]:
         {"name": "q-nlp", "google_group": "n@acme.example.com", "accelerators": {"v5e": 8, "l4": 2}},
         {"name": "q-serving", "google_group": "s@acme.example.com", "accelerators": {"v5e": 8, "l4": 2}},
     ]
+    data["queues"] = {"teams": {"q-serving": {"preempt_when_borrowing": True}}}
     env = load_environment_text(to_yaml(data))
-    queues = QueuesSpec(teams={"q-serving": TeamQueueSpec(preempt_when_borrowing=True)})
-    plan = plan_queues(env.name, env.spec.teams, queues, env.pools)
+    plan = queue_plan_of(env)  # the ResourceQuotas of platform_manifests(env) are the Kueue ceilings
     assert plan is not None
     return env, plan
 
@@ -162,10 +163,17 @@ def job(team: str, name: str, hosts: int, chips: int = 4, priority: str = "train
             "template": {
                 "spec": {
                     "restartPolicy": "Never",
+                    # team namespaces enforce the restricted Pod Security profile
+                    "securityContext": {
+                        "runAsNonRoot": True,
+                        "runAsUser": 65534,
+                        "seccompProfile": {"type": "RuntimeDefault"},
+                    },
                     "containers": [
                         {
                             "name": "train",
                             "image": "registry.k8s.io/pause:3.10",
+                            "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
                             "resources": {
                                 "requests": {"google.com/tpu": str(chips), "cpu": "100m", "memory": "64Mi"},
                                 "limits": {"google.com/tpu": str(chips)},
@@ -247,6 +255,8 @@ def test_over_nominal_waits_then_borrows_idle_chips_then_the_lender_reclaims(fre
     # nlp finishes: 16 idle chips (nlp's 8 + serving's 8), research borrows them
     c.kubectl("delete", "job", "nlp-own", "-n", "q-nlp", "--cascade=foreground")
     c.wait_for(lambda: admitted(c, "q-research", "borrow"), what="the over-nominal job borrows idle chips")
+    # the ResourceQuota (the Kueue ceiling, 32 chips) lets the borrowing job's pods in: 8 pods x 4 chips
+    c.wait_for(lambda: len(c.get("pods", namespace="q-research")["items"]) == 8, what="8 pods of 2 admitted jobs")
     # nlp wants its share back: its new job reclaims by preempting research's borrowing job
     c.apply([job("q-nlp", "nlp-back", hosts=2)])
     c.wait_for(lambda: admitted(c, "q-nlp", "nlp-back"), what="the lending team's new job admitted")
