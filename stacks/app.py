@@ -1,43 +1,16 @@
-"""The cdktf app: every environment in ``config/`` as one stack, built in one process.
+"""What ``cdktf.json`` runs from the repository root: ``python -m stacks.app``.
 
-``cdktf.json`` runs ``python -m stacks.app``; ``gke-accel synth`` calls ``synth_environments``.
+The app itself is ``gke_accel.stacks.app`` (installed with the package); this module is not installed,
+so no top-level package named ``stacks`` lands in site-packages.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-from collections.abc import Sequence
-from pathlib import Path
+from gke_accel.stacks.app import build_app, main, synth_environments
 
-from gke_accel.cdk._framework import App
-from gke_accel.model import ConfigError, EnvironmentPlan
-from gke_accel.model.config_files import load_environments
-from stacks.environment_stack import EnvironmentStack
-
-
-def build_app(plans: Sequence[EnvironmentPlan], outdir: str | None = None) -> App:
-    app = App(outdir=outdir) if outdir else App()
-    for plan in plans:
-        EnvironmentStack(app, plan)
-    return app
-
-
-def synth_environments(plans: Sequence[EnvironmentPlan], outdir: str) -> Path:
-    build_app(plans, outdir).synth()
-    return Path(outdir)
-
-
-def main() -> int:
-    config_dir = Path(os.environ.get("GKE_ACCEL_CONFIG_DIR", "config"))
-    try:
-        plans = load_environments(config_dir)
-    except ConfigError as err:
-        print(err.render(), file=sys.stderr)
-        return 2
-    build_app(plans).synth()
-    return 0
-
+__all__ = ["build_app", "main", "synth_environments"]
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from gke_accel.cli.progress import exit_now
+
+    exit_now(main())  # the stacks are written: skip seconds of interpreter teardown

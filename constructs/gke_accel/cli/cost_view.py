@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from gke_accel.cli.common import EXIT_OK, add_env_args, selected_plans
+from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
 from gke_accel.cli.tables import render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.alerts import plan_alerts
@@ -102,9 +102,15 @@ def cmd_cost(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subcommands) -> None:
     """Add this module's subcommand(s)."""
-    p = sub.add_parser("cost", help="monthly cost per pool at min/max size from catalog list prices")
+    p = add_command(
+        sub,
+        "cost",
+        "monthly cost per pool at min/max size from catalog list prices",
+        "gke-accel cost --env dev",
+        "gke-accel cost --json > cost.json",
+    )
     add_env_args(p, single_file=True)
     p.add_argument(
         "--json", action="store_true", help="print JSON: {environment: cost} (the form the plan review reads)"

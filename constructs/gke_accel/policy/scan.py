@@ -3,6 +3,7 @@ real findings and accepted ones (skips recorded by ``gke_accel.cdk.policy.skip_c
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -61,7 +62,16 @@ def collect_skips(stacks_dir: Path) -> dict[tuple[str, str, str], str]:
     return skips
 
 
+class CheckovMissing(RuntimeError):
+    """checkov is not installed in the Python environment that runs gke-accel."""
+
+
 def _run_checkov(stacks_dir: Path) -> list[dict[str, Any]]:
+    if importlib.util.find_spec("checkov") is None:
+        raise CheckovMissing(
+            f"checkov is not installed for {sys.executable}; install the dev extra "
+            "(pip install -e '.[dev]', as make setup does) or checkov itself (pip install checkov)"
+        )
     cmd = [
         sys.executable,
         "-m",

@@ -9,6 +9,11 @@ from gke_accel.cdk.observability import Observability
 from gke_accel.cdk.platform import InClusterPlatform
 from gke_accel.model import EnvironmentPlan
 
+# Local state (backend type local) lives beside the synth output, never inside it, so regenerating or
+# cleaning cdktf.out cannot lose it: the stack runs in <outdir>/stacks/<env>/, the state file is
+# <outdir>/../terraform-state/<env>.tfstate (the repository root's terraform-state/ for cdktf.out).
+LOCAL_STATE_DIR = "terraform-state"
+
 
 class EnvironmentStack(TerraformStack):
     def __init__(self, scope: Construct, plan: EnvironmentPlan) -> None:
@@ -19,7 +24,7 @@ class EnvironmentStack(TerraformStack):
         if spec.backend.type == "gcs":
             GcsBackend(self, bucket=spec.backend.bucket or "", prefix=plan.state_prefix)
         else:
-            LocalBackend(self, path=f"terraform.{spec.environment}.tfstate")
+            LocalBackend(self, path=f"../../../{LOCAL_STATE_DIR}/{spec.environment}.tfstate")
         # Bill API quota to the project: budgets and quota preferences need a quota project when
         # applied with user credentials.
         GoogleProvider(
