@@ -11,7 +11,7 @@ def tpu_table(catalog: Catalog, only: str | None = None) -> str:
     for gen in catalog.tpu_generations.values():
         if only and only.lower() != gen.name:
             continue
-        machines = ", ".join(f"{m} ({c})" for m, c in gen.machine_types.items())
+        machines = ", ".join(f"{m}({c})" for m, c in gen.machine_types.items())
         price = catalog.prices.tpu_per_chip_hour.get(gen.name)
         rows.append(
             [
@@ -23,7 +23,6 @@ def tpu_table(catalog: Catalog, only: str | None = None) -> str:
                 gen.hbm_gib_per_chip,
                 "compact" if gen.multihost_placement == "compact" else "workload policy",
                 f"{price.on_demand:.2f}/{price.spot if price.spot is not None else '-'}" if price else "-",
-                ", ".join(gen.zones),
             ]
         )
     headers = [
@@ -35,9 +34,13 @@ def tpu_table(catalog: Catalog, only: str | None = None) -> str:
         "HBM GiB/chip",
         "multi-host",
         "$/chip-h od/spot",
-        "zones",
     ]
-    return render_table(headers, rows, "TPU generations")
+    zones = [
+        f"  {gen.name}: {', '.join(gen.zones)}"
+        for gen in catalog.tpu_generations.values()
+        if not only or only.lower() == gen.name
+    ]
+    return render_table(headers, rows, "TPU generations") + "\nzones:\n" + "\n".join(zones)
 
 
 def gpu_table(catalog: Catalog, only: str | None = None) -> str:

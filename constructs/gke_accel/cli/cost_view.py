@@ -10,7 +10,7 @@ import argparse
 import json
 
 from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
-from gke_accel.cli.tables import render_table
+from gke_accel.cli.tables import fit_text, render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.alerts import plan_alerts
 from gke_accel.model.cost import EnvironmentCost, estimate_environment
@@ -32,12 +32,15 @@ def cost_line(cost: EnvironmentCost) -> str:
 
 def cost_text(cost: EnvironmentCost) -> str:
     rows = []
+    notes = []
     for p in cost.pools:
-        flags = ("verify " if p.verify else "") + (p.note or "")
+        flags = "verify" if p.verify else ""
+        if p.note:
+            notes.append(f"  {p.name}: {p.note}")
+            flags = (flags + " *").strip()
         rows.append(
             [
                 p.name,
-                p.kind,
                 p.machine_type,
                 f"{p.nodes_min}-{p.nodes_max}",
                 p.consumption,
@@ -45,14 +48,13 @@ def cost_text(cost: EnvironmentCost) -> str:
                 _usd(p.monthly_max),
                 _usd(p.monthly_max_on_demand),
                 _usd(p.monthly_max_spot),
-                flags.strip() or "-",
+                flags or "-",
             ]
         )
-    rows.append(["(cluster fee)", "-", "GKE Standard", "-", "-", *[_usd(cost.cluster_fee_monthly)] * 2, "-", "-", "-"])
+    rows.append(["(cluster fee)", "GKE Standard", "-", "-", *[_usd(cost.cluster_fee_monthly)] * 2, "-", "-", "-"])
     table = render_table(
         [
             "pool",
-            "kind",
             "machine",
             "nodes",
             "consumption",
@@ -67,6 +69,7 @@ def cost_text(cost: EnvironmentCost) -> str:
     )
     lines = [
         table,
+        *(["notes (*):", *notes] if notes else []),
         "",
         f"total: {_usd(cost.total_monthly_min)} at minimum size, {_usd(cost.total_monthly_max)} at maximum size "
         "(configured consumption, priced pools + cluster fee)",
@@ -98,7 +101,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({c.environment: c.to_dict() for c in costs}, indent=2))
     else:
-        print("\n\n".join(cost_text(c) for c in costs))
+        print(fit_text("\n\n".join(cost_text(c) for c in costs)))
     return EXIT_OK
 
 

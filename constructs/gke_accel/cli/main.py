@@ -19,7 +19,8 @@ from gke_accel.cli.catalog_view import catalog_text
 from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, Parser, add_command, add_env_args, selected_plans
 from gke_accel.cli.progress import Progress, exit_now
 from gke_accel.cli.summary import environment_summary
-from gke_accel.model import ConfigError, ConfigIssue
+from gke_accel.cli.tables import fit_text
+from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan
 
 # Subcommand modules that add themselves to the parser (each has ``register(subparsers)``).
 COMMAND_MODULES = (manifests_view, cost_view, review_view)
@@ -34,18 +35,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def environment_report(plan: EnvironmentPlan) -> str:
+    """What ``synth`` prints for one environment: pools, then each section (model only)."""
+    parts = [environment_summary(plan), *(section(plan) for section in SYNTH_SECTIONS)]
+    return fit_text("\n".join(p for p in parts if p))
+
+
 def cmd_synth(args: argparse.Namespace) -> int:
     progress = Progress()
     plans = selected_plans(args)
     started = time.perf_counter()
     # Everything printed per environment comes from the model: show it before the slow part.
     for plan in plans:
-        print(environment_summary(plan))
-        for section in SYNTH_SECTIONS:
-            text = section(plan)
-            if text:
-                print(text)
-        print()
+        print(environment_report(plan) + "\n")
     sys.stdout.flush()
     with progress.long_step("loading the CDK framework and provider bindings"):
         from gke_accel.stacks.app import synth_environments  # loads jsii and the provider bindings
@@ -69,7 +71,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     except CheckovMissing as err:
         print(f"scan: {err}", file=sys.stderr)
         return EXIT_ERROR
-    print(report.render())
+    print(fit_text(report.render()))
     return EXIT_ERROR if report.failed else EXIT_OK
 
 
@@ -81,7 +83,7 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         )
     if args.gpu and catalog.gpu_model(args.gpu) is None:
         raise ConfigError([ConfigIssue("--gpu", f"{args.gpu!r} is not a GPU model", ", ".join(catalog.gpu_names()))])
-    print(catalog_text(catalog, args.tpu, args.gpu))
+    print(fit_text(catalog_text(catalog, args.tpu, args.gpu)))
     return EXIT_OK
 
 

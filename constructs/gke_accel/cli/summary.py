@@ -33,7 +33,7 @@ def pool_rows(plan: EnvironmentPlan) -> list[list[object]]:
                 per_node,
                 f"{low}-{high}",
                 consumption_label(pool),
-                ",".join(pool.zones) or "(cluster)",
+                ", ".join(pool.zones) or "(cluster)",
             ]
         )
     return rows
@@ -43,7 +43,7 @@ def environment_summary(plan: EnvironmentPlan) -> str:
     c = plan.cluster.spec
     title = (
         f"{plan.name}: cluster {c.name} in {c.location} ({'regional' if plan.cluster.regional else 'zonal'}), "
-        f"project {plan.spec.project_id}, channel {c.release_channel}, "
+        f"project {plan.spec.project_id}\n  channel {c.release_channel}, "
         f"deletion protection {'on' if c.deletion_protection else 'off'}"
     )
     headers = ["pool", "kind", "accelerator", "machine", "per node", "nodes", "consumption", "zones"]
