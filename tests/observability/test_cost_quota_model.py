@@ -12,8 +12,8 @@ from gke_accel.catalog import load_catalog
 from gke_accel.cli.cost_view import synth_section
 from gke_accel.cli.main import main
 from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
-from gke_accel.model.cost import PoolCost, estimate_environment
-from gke_accel.model.quotas import derivation_text, load_quota_catalog, plan_quotas
+from gke_accel.model.observability.cost import PoolCost, estimate_environment
+from gke_accel.model.observability.quotas import derivation_text, load_quota_catalog, plan_quotas
 from helpers import base_config, set_path, to_yaml
 
 ROOT = Path(__file__).resolve().parents[2]

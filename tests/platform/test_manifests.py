@@ -11,7 +11,7 @@ import pytest
 
 from gke_accel.cli.main import main
 from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
-from gke_accel.model.k8s_manifests import platform_manifests, quota_key
+from gke_accel.model.platform.manifests import platform_manifests, quota_key
 from helpers import base_config, set_path, to_yaml
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"

@@ -9,7 +9,7 @@ from typing import Any
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import ComputeResourcePolicy, ContainerNodePool, pool_structs
 from gke_accel.cdk.policy import skip_check
-from gke_accel.model.node_pool import NodePoolPlan
+from gke_accel.model.pools.node_pool import NodePoolPlan
 
 NODE_OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from gke_accel.model import EnvironmentPlan, load_environment
-from gke_accel.model.config_files import load_environments
+from gke_accel.model.environment.config_files import load_environments
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 

@@ -12,8 +12,8 @@ import yaml
 from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
 from gke_accel.cli.tables import render_table
 from gke_accel.model import EnvironmentPlan
-from gke_accel.model.capacity import capacity_rows
-from gke_accel.model.k8s_manifests import platform_manifests
+from gke_accel.model.platform.capacity import capacity_rows
+from gke_accel.model.platform.manifests import platform_manifests
 
 
 def capacity_table(plan: EnvironmentPlan) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gke_accel.cli.common import Subcommands, add_command
 from gke_accel.model import ConfigError
-from gke_accel.model.config_files import load_environments
+from gke_accel.model.environment.config_files import load_environments
 from gke_accel.review.model import EXIT_ERROR
 
 

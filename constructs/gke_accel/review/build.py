@@ -40,7 +40,12 @@ def synth_side(config_dir: Path, outdir: Path, names: list[str] | None = None) -
         from stacks.app import synth_environments
 
     from gke_accel.model import ConfigError
-    from gke_accel.model.config_files import load_environments
+
+    from .facts import model_attr
+
+    load_environments = model_attr(
+        "load_environments", "gke_accel.model.environment.config_files", "gke_accel.model.config_files"
+    )
 
     files = sorted(p.stem for p in Path(config_dir).glob("*.yaml"))
     wanted = [n for n in (names or files) if n in files]

@@ -94,7 +94,7 @@ class EnvironmentFacts:
     """What the model says about one environment at one revision."""
 
     capacity: tuple[CapacityLine, ...] = ()
-    quotas_known: bool = False  # gke_accel.model.capacity was importable
+    quotas_known: bool = False  # gke_accel.model.platform.capacity was importable
     cost: dict[str, Any] | None = None  # EnvironmentCost.to_dict(), when the cost model exists
     notes: tuple[str, ...] = ()  # an optional model that failed
 

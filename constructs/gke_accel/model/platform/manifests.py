@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from gke_accel.catalog import Catalog, DriverInstallerFacts, load_catalog
-from gke_accel.model.capacity import accelerator_key
-from gke_accel.model.driver_installer import InstallerVariant, installer_variants
-from gke_accel.model.environment import EnvironmentPlan
-from gke_accel.model.node_pool import DRIVER_VARIANT_LABEL, GPU_RESOURCE, LABEL_PREFIX, TPU_RESOURCE
-from gke_accel.model.platform import team_namespace, team_service_account_id
-from gke_accel.model.platform_spec import TeamSpec
+from gke_accel.model.environment.plan import EnvironmentPlan
+from gke_accel.model.platform.capacity import accelerator_key
+from gke_accel.model.platform.driver_installer import InstallerVariant, installer_variants
+from gke_accel.model.platform.rules import team_namespace, team_service_account_id
+from gke_accel.model.platform.spec import TeamSpec
+from gke_accel.model.pools.node_pool import DRIVER_VARIANT_LABEL, GPU_RESOURCE, LABEL_PREFIX, TPU_RESOURCE
 
 Manifest = dict[str, Any]
 MANAGED_BY = {"app.kubernetes.io/managed-by": "gke-accel"}

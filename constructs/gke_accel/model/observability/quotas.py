@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 
-from gke_accel.model.node_pool import NodePoolPlan
+from gke_accel.model.pools.node_pool import NodePoolPlan
 
 if TYPE_CHECKING:
-    from gke_accel.model.environment import EnvironmentPlan
+    from gke_accel.model.environment.plan import EnvironmentPlan
 
 Bucket = Literal["on_demand", "preemptible"]
 SERVICE = "compute.googleapis.com"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gke_accel.model.environment import EnvironmentPlan, load_environment
-from gke_accel.model.errors import ConfigError, ConfigIssue
+from gke_accel.model.core.errors import ConfigError, ConfigIssue
+from gke_accel.model.environment.load import load_environment
+from gke_accel.model.environment.plan import EnvironmentPlan
 
 
 def environment_files(config_dir: Path) -> dict[str, Path]:

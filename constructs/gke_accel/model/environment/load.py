@@ -2,45 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from gke_accel.catalog import Catalog, load_catalog
-from gke_accel.model.cluster import ClusterPlan, plan_cluster
-from gke_accel.model.errors import ConfigError, ConfigIssue, IssueCollector
-from gke_accel.model.gpu_pool import plan_gpu_pool
-from gke_accel.model.names import DNS_LABEL, PROJECT_ID, REGION, check_labels
-from gke_accel.model.node_pool import NodePoolPlan
-from gke_accel.model.observability import check_observability
-from gke_accel.model.parse import parse_dataclass
-from gke_accel.model.platform import check_platform
-from gke_accel.model.spec import EnvironmentSpec
-from gke_accel.model.tpu_pool import plan_tpu_pool
-from gke_accel.model.versions import check_min_versions
-
-SYSTEM_POOL_NAME = "system"
-
-
-@dataclass(frozen=True)
-class EnvironmentPlan:
-    """A validated environment: the spec plus everything derived from it."""
-
-    spec: EnvironmentSpec
-    cluster: ClusterPlan
-    pools: tuple[NodePoolPlan, ...]
-    source: str = ""
-    warnings: tuple[str, ...] = ()  # e.g. team quotas over-committing pool capacity
-
-    @property
-    def name(self) -> str:
-        return self.spec.environment
-
-    @property
-    def state_prefix(self) -> str:
-        return self.spec.backend.prefix or f"gke-accel/{self.spec.environment}"
+from gke_accel.model.cluster.plan import plan_cluster
+from gke_accel.model.core.errors import ConfigError, ConfigIssue, IssueCollector
+from gke_accel.model.core.names import DNS_LABEL, PROJECT_ID, REGION, check_labels
+from gke_accel.model.core.parse import parse_dataclass
+from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, EnvironmentPlan
+from gke_accel.model.environment.spec import EnvironmentSpec
+from gke_accel.model.environment.versions import check_min_versions
+from gke_accel.model.observability.rules import check_observability
+from gke_accel.model.platform.rules import check_platform
+from gke_accel.model.pools.gpu_pool import plan_gpu_pool
+from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 
 
 def _check_environment(spec: EnvironmentSpec, issues: IssueCollector) -> None:

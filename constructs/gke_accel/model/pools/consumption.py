@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from gke_accel.model.errors import ConfigIssue, IssueCollector
-from gke_accel.model.node_pool import Reservation
-from gke_accel.model.spec import ConsumptionSpec
+from gke_accel.model.core.errors import ConfigIssue, IssueCollector
+from gke_accel.model.pools.node_pool import Reservation
+from gke_accel.model.pools.spec import ConsumptionSpec
 
 MAX_FLEX_RUN_SECONDS = 7 * 24 * 3600  # flex-start VMs run for up to 7 days
 

@@ -7,12 +7,12 @@ import re
 from collections.abc import Sequence
 
 from gke_accel.catalog import load_catalog
-from gke_accel.model.capacity import accelerator_key, capacity_rows
-from gke_accel.model.driver_installer import installer_variants
-from gke_accel.model.errors import ConfigIssue, IssueCollector
-from gke_accel.model.names import DNS_LABEL
-from gke_accel.model.node_pool import NodePoolPlan
-from gke_accel.model.spec import EnvironmentSpec
+from gke_accel.model.core.errors import ConfigIssue, IssueCollector
+from gke_accel.model.core.names import DNS_LABEL
+from gke_accel.model.environment.spec import EnvironmentSpec
+from gke_accel.model.platform.capacity import accelerator_key, capacity_rows
+from gke_accel.model.platform.driver_installer import installer_variants
+from gke_accel.model.pools.node_pool import NodePoolPlan
 
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$")
 BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")

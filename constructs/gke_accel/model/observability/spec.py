@@ -1,5 +1,5 @@
 """Config shapes for monitoring, alerting, quota preferences and budgets (owned by the
-observability work; see model/observability.py for the rules).
+observability work; see model/observability/rules.py for the rules).
 
 Example (``config/prod.yaml``)::
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gke_accel.catalog import Catalog, load_catalog
-from gke_accel.model.consumption import plan_consumption
-from gke_accel.model.errors import IssueCollector
-from gke_accel.model.names import check_labels, check_pool_name, check_zones
-from gke_accel.model.node_pool import (
+from gke_accel.model.core.errors import IssueCollector
+from gke_accel.model.core.names import check_labels, check_pool_name, check_zones
+from gke_accel.model.pools.consumption import plan_consumption
+from gke_accel.model.pools.node_pool import (
     LABEL_PREFIX,
     SPOT_TAINT_KEY,
     TPU_RESOURCE,
@@ -17,8 +17,8 @@ from gke_accel.model.node_pool import (
     Placement,
     Taint,
 )
-from gke_accel.model.spec import TpuPoolSpec
-from gke_accel.model.topology import (
+from gke_accel.model.pools.spec import TpuPoolSpec
+from gke_accel.model.pools.topology import (
     SliceShape,
     allowed_chips_per_vm,
     example_topologies,

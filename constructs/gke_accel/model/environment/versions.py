@@ -6,8 +6,8 @@ import re
 from collections.abc import Sequence
 
 from gke_accel.catalog import Catalog
-from gke_accel.model.errors import IssueCollector
-from gke_accel.model.node_pool import NodePoolPlan
+from gke_accel.model.core.errors import IssueCollector
+from gke_accel.model.pools.node_pool import NodePoolPlan
 
 _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:-gke\.(\d+))?$")
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from gke_accel.model.alerts import ALERT_NAMES
-from gke_accel.model.errors import IssueCollector
-from gke_accel.model.names import LABEL_KEY, LABEL_VALUE
-from gke_accel.model.node_pool import NodePoolPlan
-from gke_accel.model.observability_spec import BudgetSpec, MonitoringSpec
-from gke_accel.model.parse import suggest
-from gke_accel.model.spec import EnvironmentSpec
+from gke_accel.model.core.errors import IssueCollector
+from gke_accel.model.core.names import LABEL_KEY, LABEL_VALUE
+from gke_accel.model.core.parse import suggest
+from gke_accel.model.environment.spec import EnvironmentSpec
+from gke_accel.model.observability.alerts import ALERT_NAMES
+from gke_accel.model.observability.spec import BudgetSpec, MonitoringSpec
+from gke_accel.model.pools.node_pool import NodePoolPlan
 
 CHANNEL_NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gke_accel.catalog import Catalog, load_catalog
-from gke_accel.model.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan
-from gke_accel.model.platform_spec import TeamSpec
+from gke_accel.model.platform.spec import TeamSpec
+from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gke_accel.catalog import Catalog, load_catalog
-from gke_accel.model.errors import IssueCollector
-from gke_accel.model.names import CLUSTER_NAME, REGION, ZONE, check_labels, check_zones, region_of
-from gke_accel.model.node_pool import LABEL_PREFIX, SYSTEM_TAINT_KEY, Autoscaling, NodePoolPlan, Taint
-from gke_accel.model.spec import ClusterSpec
+from gke_accel.model.cluster.spec import ClusterSpec
+from gke_accel.model.core.errors import IssueCollector
+from gke_accel.model.core.names import CLUSTER_NAME, REGION, ZONE, check_labels, check_zones, region_of
+from gke_accel.model.pools.node_pool import LABEL_PREFIX, SYSTEM_TAINT_KEY, Autoscaling, NodePoolPlan, Taint
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gke_accel.catalog import Catalog, GpuModel, load_catalog
-from gke_accel.model.consumption import plan_consumption
-from gke_accel.model.errors import IssueCollector
-from gke_accel.model.names import check_labels, check_pool_name, check_zones
-from gke_accel.model.node_pool import (
+from gke_accel.model.core.errors import IssueCollector
+from gke_accel.model.core.names import check_labels, check_pool_name, check_zones
+from gke_accel.model.pools.consumption import plan_consumption
+from gke_accel.model.pools.node_pool import (
     DRIVER_VARIANT_LABEL,
     GPU_RESOURCE,
     LABEL_PREFIX,
@@ -21,7 +21,7 @@ from gke_accel.model.node_pool import (
     Placement,
     Taint,
 )
-from gke_accel.model.spec import GpuPoolSpec
+from gke_accel.model.pools.spec import GpuPoolSpec
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,10 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from gke_accel.catalog import Catalog, Price, load_catalog
-from gke_accel.model.node_pool import NodePoolPlan
+from gke_accel.model.pools.node_pool import NodePoolPlan
 
 if TYPE_CHECKING:
-    from gke_accel.model.environment import EnvironmentPlan
+    from gke_accel.model.environment.plan import EnvironmentPlan
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gke_accel.model.errors import IssueCollector
+from gke_accel.model.core.errors import IssueCollector
 
 POOL_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,34}[a-z0-9])?$")  # 40 max in GKE; we keep 4 for slice suffixes
 CLUSTER_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gke_accel.model.gpu_pool import driver_variant
-from gke_accel.model.spec import GpuPoolSpec
+from gke_accel.model.pools.gpu_pool import driver_variant
+from gke_accel.model.pools.spec import GpuPoolSpec
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gke_accel.model.alerts import (
+from gke_accel.model.observability.alerts import (
     DUTY_CYCLE,
     MEMORY_TOTAL,
     MEMORY_USED,
@@ -28,7 +28,7 @@ from gke_accel.model.alerts import (
 )
 
 if TYPE_CHECKING:
-    from gke_accel.model.environment import EnvironmentPlan
+    from gke_accel.model.environment.plan import EnvironmentPlan
 
 INSTANCE_GROUP_SIZE = "compute.googleapis.com/instance_group/size"
 BY_MODEL = ['metric.label."model"']

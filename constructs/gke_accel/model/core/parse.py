@@ -16,7 +16,7 @@ import types
 import typing
 from typing import Any, Literal, TypeVar, Union, cast
 
-from gke_accel.model.errors import ConfigIssue, bad_value
+from gke_accel.model.core.errors import ConfigIssue, bad_value
 
 T = TypeVar("T")
 _MISSING = object()

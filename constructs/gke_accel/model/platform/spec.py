@@ -1,5 +1,5 @@
 """Config shapes for the in-cluster platform: teams with accelerator quotas, priority classes,
-checkpoint storage and the NVIDIA driver installer. Rules live in ``model/platform.py``."""
+checkpoint storage and the NVIDIA driver installer. Rules live in ``model/platform/rules.py``."""
 
 from __future__ import annotations
 

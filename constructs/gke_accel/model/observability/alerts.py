@@ -34,11 +34,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gke_accel.model.node_pool import NodePoolPlan
-from gke_accel.model.observability_spec import AlertThresholds, Severity
+from gke_accel.model.observability.spec import AlertThresholds, Severity
+from gke_accel.model.pools.node_pool import NodePoolPlan
 
 if TYPE_CHECKING:  # environment imports the rules, which import the alert names from here
-    from gke_accel.model.environment import EnvironmentPlan
+    from gke_accel.model.environment.plan import EnvironmentPlan
 
 GPU_IDLE = "gpu_idle"
 TPU_IDLE = "tpu_idle"
