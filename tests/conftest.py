@@ -24,9 +24,8 @@ def synth(tmp_path_factory: pytest.TempPathFactory) -> Callable[[dict[str, Any]]
     """Synthesize one environment config (a dict) into its Terraform JSON, as ``cdktf synth`` writes it."""
     import json
 
-    from stacks.app import synth_environments
-
     from gke_accel.model import load_environment_text
+    from gke_accel.stacks.app import synth_environments
 
     def run(data: dict[str, Any]) -> dict[str, Any]:
         plan = load_environment_text(to_yaml(data))
@@ -40,9 +39,8 @@ def synth(tmp_path_factory: pytest.TempPathFactory) -> Callable[[dict[str, Any]]
 @pytest.fixture(scope="session")
 def shipped_stacks(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """All shipped environments synthesized once, as ``cdktf synth`` would write them."""
-    from stacks.app import synth_environments
-
     from gke_accel.model.environment.config_files import load_environments
+    from gke_accel.stacks.app import synth_environments
 
     out = tmp_path_factory.mktemp("cdktf.out")
     synth_environments(load_environments(CONFIG_DIR), str(out))

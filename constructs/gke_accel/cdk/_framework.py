@@ -4,7 +4,17 @@ Moving to the maintained fork (CDK Terrain: ``cdktn``) means changing the import
 ``_providers.py`` only.
 """
 
-from cdktf import App, Fn, GcsBackend, LocalBackend, TerraformOutput, TerraformStack, TerraformVariable, Testing
+from cdktf import (
+    App,
+    Fn,
+    GcsBackend,
+    LocalBackend,
+    TerraformOutput,
+    TerraformResource,
+    TerraformStack,
+    TerraformVariable,
+    Testing,
+)
 from constructs import Construct
 
 __all__ = [
@@ -14,6 +24,7 @@ __all__ = [
     "GcsBackend",
     "LocalBackend",
     "TerraformOutput",
+    "TerraformResource",
     "TerraformStack",
     "TerraformVariable",
     "Testing",

@@ -88,3 +88,8 @@ __all__ += [
     "StorageBucketIamMemberCondition",
     "bucket_structs",
 ]
+
+# APIs enabled per environment (cdk/project_services.py).
+from cdktf_cdktf_provider_google.project_service import ProjectService  # noqa: E402
+
+__all__ += ["ProjectService"]

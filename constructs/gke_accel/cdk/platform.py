@@ -53,9 +53,11 @@ class InClusterPlatform(Construct):
         provider = KubernetesProvider(
             self,
             "kubernetes",
-            host=f"https://{cluster.endpoint}",
+            host=cluster.kubernetes_host,
             token=client.access_token,
-            cluster_ca_certificate=Fn.base64decode(cluster.ca_certificate),
+            cluster_ca_certificate=None
+            if cluster.kubernetes_ca_certificate is None
+            else Fn.base64decode(cluster.kubernetes_ca_certificate),
         )
         self.manifests = platform_manifests(plan)
         self.objects: dict[str, Any] = {}

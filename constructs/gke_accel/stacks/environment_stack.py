@@ -7,7 +7,9 @@ from gke_accel.cdk._framework import Construct, GcsBackend, LocalBackend, Terraf
 from gke_accel.cdk._providers import GoogleProvider
 from gke_accel.cdk.observability import Observability
 from gke_accel.cdk.platform import InClusterPlatform
+from gke_accel.cdk.project_services import ProjectServices
 from gke_accel.model import EnvironmentPlan
+from gke_accel.model.environment.deploy_needs import required_services
 
 # Local state (backend type local) lives beside the synth output, never inside it, so regenerating or
 # cleaning cdktf.out cannot lose it: the stack runs in <outdir>/stacks/<env>/, the state file is
@@ -35,6 +37,7 @@ class EnvironmentStack(TerraformStack):
             user_project_override=True,
             billing_project=spec.project_id,
         )
+        self.services = ProjectServices(self, "apis", project=spec.project_id, services=required_services(plan))
         self.cluster = GkeCluster(
             self, "cluster", project=spec.project_id, region=spec.region, spec=spec.cluster, labels=labels
         )
@@ -45,3 +48,4 @@ class EnvironmentStack(TerraformStack):
         TerraformOutput(self, "cluster_name", value=self.cluster.name)
         TerraformOutput(self, "cluster_location", value=self.cluster.location)
         TerraformOutput(self, "node_service_account", value=self.cluster.node_service_account)
+        self.services.required_by_everything_in(self)

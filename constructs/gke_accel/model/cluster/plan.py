@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from gke_accel.catalog import Catalog, load_catalog
+from gke_accel.model.cluster.access import check_control_plane_access
 from gke_accel.model.cluster.spec import ClusterSpec
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.names import CLUSTER_NAME, REGION, ZONE, check_labels, check_zones, region_of
@@ -187,6 +188,7 @@ def plan_cluster(
             f"0 to max_nodes ({sp.max_nodes}), with max_nodes 1 or more",
         )
     _check_network(spec, issues)
+    check_control_plane_access(spec, issues)
     _check_maintenance(spec, issues)
     nap = _nap_limits(spec, catalog, issues)
     if own:

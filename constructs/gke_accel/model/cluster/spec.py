@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 ExclusionScope = Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"]
+ControlPlaneAccess = Literal["dns", "ip"]
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
 
 
@@ -85,6 +86,11 @@ class ClusterSpec:
     deletion_protection: bool = True
     private_endpoint: bool = False
     master_authorized_networks: tuple[AuthorizedNetwork, ...] = ()
+    # How Terraform (and kubectl) reach the control plane: "dns" = GKE's DNS-based endpoint,
+    # IAM-authorized, from anywhere Google APIs are reachable; "ip" = the IP endpoint, from
+    # deployer_cidr, which must lie inside master_authorized_networks (model/cluster/access.py).
+    control_plane_access: ControlPlaneAccess = "dns"
+    deployer_cidr: str | None = None
     rbac_security_group: str | None = None  # gke-security-groups@<domain>, for Google Groups in RBAC
     network: NetworkSpec = field(default_factory=NetworkSpec)
     maintenance: MaintenanceSpec = field(default_factory=MaintenanceSpec)

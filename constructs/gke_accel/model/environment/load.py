@@ -10,7 +10,7 @@ import yaml
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.cluster.plan import plan_cluster
 from gke_accel.model.core.errors import ConfigError, ConfigIssue, IssueCollector
-from gke_accel.model.core.names import DNS_LABEL, PROJECT_ID, REGION, check_labels
+from gke_accel.model.core.names import DNS_LABEL, check_labels, check_project_id, check_region, claim_pool_name
 from gke_accel.model.core.parse import parse_dataclass
 from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, EnvironmentPlan
 from gke_accel.model.environment.spec import EnvironmentSpec
@@ -25,15 +25,8 @@ from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 def _check_environment(spec: EnvironmentSpec, issues: IssueCollector) -> None:
     if not DNS_LABEL.match(spec.environment):
         issues.bad("environment", spec.environment, "is not a valid environment name", "a DNS label such as dev")
-    if not PROJECT_ID.match(spec.project_id):
-        issues.bad(
-            "project_id",
-            spec.project_id,
-            "is not a valid project ID",
-            "6-30 lowercase letters, digits and '-', starting with a letter",
-        )
-    if not REGION.match(spec.region):
-        issues.bad("region", spec.region, "is not a region name", "e.g. us-central1")
+    check_project_id(spec.project_id, "project_id", issues)
+    check_region(spec.region, "region", issues)
     check_labels(spec.labels, "labels", issues)
     b = spec.backend
     if b.type == "gcs" and not b.bucket:
@@ -74,9 +67,7 @@ def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalo
     declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]
     declared += [(f"gpu_pools[{i}].name", p.name) for i, p in enumerate(spec.gpu_pools)]
     for path, name in declared:
-        if name in seen:
-            issues.bad(path, name, f"is already used by {seen[name]}", "a unique pool name")
-        seen[name] = path
+        claim_pool_name(seen, name, path, issues)
     derived = [p.name for p in pools]
     for name in {n for n in derived if derived.count(n) > 1 and n not in seen}:
         issues.bad(
