@@ -53,7 +53,7 @@ class GkeCluster(Construct):
         self.labels = {**(labels or {}), **spec.labels}
         s = cluster_structs
         network = ClusterNetwork(self, "network", project=project, region=region, name=spec.name, spec=spec.network)
-        nodes_sa = NodeServiceAccount(self, "node-sa", project=project, account_id=f"{spec.name}-nodes"[:30])
+        nodes_sa = NodeServiceAccount(self, "node-sa", project=project, account_id=self.plan.node_service_account_id)
         self.node_service_account: str = nodes_sa.email
         m = spec.maintenance
         nap = spec.auto_provisioning

@@ -38,24 +38,38 @@ def synth_section(plan: EnvironmentPlan) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _file_name(manifest: dict[str, object]) -> str:
+def apply_stage(manifest: dict[str, object]) -> int:
+    """0: cluster-scoped objects other than namespaces (priority classes, admission policies);
+    1: namespaces; 2: objects inside a namespace. Applying stage by stage works on an empty cluster."""
+    meta = manifest["metadata"]
+    assert isinstance(meta, dict)
+    if meta.get("namespace"):
+        return 2
+    return 1 if manifest["kind"] == "Namespace" else 0
+
+
+def file_name(manifest: dict[str, object]) -> str:
+    """``<stage>-[<namespace>.]<kind>.<name>.yaml``: ``kubectl apply -f <folder>`` reads files in name
+    order, so the stage prefix creates namespaces before the objects in them."""
     meta = manifest["metadata"]
     assert isinstance(meta, dict)
     ns = meta.get("namespace")
-    return f"{ns + '.' if ns else ''}{str(manifest['kind']).lower()}.{meta['name']}.yaml"
+    return f"{apply_stage(manifest)}-{ns + '.' if ns else ''}{str(manifest['kind']).lower()}.{meta['name']}.yaml"
 
 
 def cmd_manifests(args: argparse.Namespace) -> int:
     for plan in selected_plans(args):
-        manifests = platform_manifests(plan)
+        manifests = sorted(platform_manifests(plan), key=apply_stage)
         if args.out is None:
             sys.stdout.write(f"# environment: {plan.name}\n")
             sys.stdout.write(yaml.safe_dump_all(manifests, sort_keys=False))
             continue
         folder = Path(args.out) / plan.name
         folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.glob("*.yaml"):  # objects removed from the config must not linger
+            stale.unlink()
         for manifest in manifests:
-            (folder / _file_name(manifest)).write_text(yaml.safe_dump(manifest, sort_keys=False))
+            (folder / file_name(manifest)).write_text(yaml.safe_dump(manifest, sort_keys=False))
         print(f"{plan.name}: wrote {len(manifests)} manifests to {folder}")
     return EXIT_OK
 
@@ -69,5 +83,9 @@ def register(sub: Subcommands) -> None:
         "gke-accel manifests --env dev --out manifests/",
     )
     add_env_args(p)
-    p.add_argument("--out", help="folder to write <env>/<object>.yaml files to (default: print to stdout)")
+    p.add_argument(
+        "--out",
+        help="folder to write <env>/<object>.yaml files to, named so `kubectl apply -f <env>/` works on an "
+        "empty cluster (default: print to stdout, in apply order)",
+    )
     p.set_defaults(func=cmd_manifests)

@@ -36,7 +36,7 @@ def _base_ref_problem(ref: str) -> str | None:
 def cmd_review(args: argparse.Namespace) -> int:
     from gke_accel.review.compare import review_git
     from gke_accel.review.git_base import BaseError
-    from gke_accel.review.render import to_json, to_markdown
+    from gke_accel.review.render import failure_markdown, to_json, to_markdown
 
     # Fail in a second, before any synthesis: a config error in the working tree, or a bad base ref.
     try:
@@ -59,6 +59,8 @@ def cmd_review(args: argparse.Namespace) -> int:
         )
     except BaseError as err:
         print(f"review: {err}", file=sys.stderr)
+        if args.markdown:  # replaces an older review comment instead of leaving it standing
+            Path(args.markdown).write_text(failure_markdown(str(err), base_ref=args.base), encoding="utf-8")
         return EXIT_ERROR
     markdown = to_markdown(review)
     if args.markdown:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .facts import environment_facts, facts_from_dict, facts_to_dict
+from .facts import environment_facts, facts_from_dict, facts_to_dict, model_attr
 from .model import EnvironmentFacts
 
 
@@ -40,8 +40,6 @@ def synth_side(config_dir: Path, outdir: Path, names: list[str] | None = None) -
         from stacks.app import synth_environments
 
     from gke_accel.model import ConfigError
-
-    from .facts import model_attr
 
     load_environments = model_attr(
         "load_environments", "gke_accel.model.environment.config_files", "gke_accel.model.config_files"

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from datetime import datetime
 
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.cluster.access import check_control_plane_access
+from gke_accel.model.cluster.identity import node_service_account_id
+from gke_accel.model.cluster.maintenance import check_maintenance
 from gke_accel.model.cluster.spec import ClusterSpec
 from gke_accel.model.core.errors import IssueCollector
-from gke_accel.model.core.names import CLUSTER_NAME, REGION, ZONE, check_labels, check_zones, region_of
+from gke_accel.model.core.limits import MAX_NODES_PER_POOL_ZONE, check_disk, check_range
+from gke_accel.model.core.names import (
+    CLUSTER_NAME,
+    GCE_NAME,
+    GCE_NAME_HELP,
+    REGION,
+    ZONE,
+    check_labels,
+    check_zones,
+    region_of,
+)
 from gke_accel.model.pools.node_pool import LABEL_PREFIX, SYSTEM_TAINT_KEY, Autoscaling, NodePoolPlan, Taint
 
 
@@ -20,6 +31,10 @@ class ClusterPlan:
     regional: bool
     node_zones: tuple[str, ...]
     nap_limits: dict[str, int]  # NAP resource type (accelerator label) -> max chips
+
+    @property
+    def node_service_account_id(self) -> str:
+        return node_service_account_id(self.spec.name)
 
     @property
     def system_pool(self) -> NodePoolPlan:
@@ -62,14 +77,6 @@ def _cidr(value: str, path: str, issues: IssueCollector) -> ipaddress.IPv4Networ
     return net
 
 
-def _time(value: str, path: str, issues: IssueCollector) -> datetime | None:
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        issues.bad(path, value, "is not an RFC 3339 time", "e.g. 2025-01-04T03:00:00Z")
-        return None
-
-
 def _check_network(spec: ClusterSpec, issues: IssueCollector) -> None:
     net = spec.network
     path = "cluster.network"
@@ -84,6 +91,10 @@ def _check_network(spec: ClusterSpec, issues: IssueCollector) -> None:
             "names an existing network but create is true",
             "create: false with names, or create: true without them",
         )
+    for name in ("network", "subnetwork", "pods_range_name", "services_range_name"):
+        value = getattr(net, name)
+        if value is not None and not GCE_NAME.fullmatch(value):
+            issues.bad(f"{path}.{name}", value, "is not a valid Compute Engine name", GCE_NAME_HELP)
     ranges = {
         "subnet_cidr": _cidr(net.subnet_cidr, f"{path}.subnet_cidr", issues),
         "pods_cidr": _cidr(net.pods_cidr, f"{path}.pods_cidr", issues),
@@ -103,27 +114,6 @@ def _check_network(spec: ClusterSpec, issues: IssueCollector) -> None:
         _cidr(entry.cidr, f"cluster.master_authorized_networks[{i}].cidr", issues)
 
 
-def _check_maintenance(spec: ClusterSpec, issues: IssueCollector) -> None:
-    m = spec.maintenance
-    start = _time(m.start_time, "cluster.maintenance.start_time", issues)
-    end = _time(m.end_time, "cluster.maintenance.end_time", issues)
-    if start and end and end <= start:
-        issues.bad("cluster.maintenance.end_time", m.end_time, "must be after start_time", f"later than {m.start_time}")
-    if not m.recurrence.startswith("FREQ="):
-        issues.bad(
-            "cluster.maintenance.recurrence", m.recurrence, "is not an RFC 5545 RRULE", "e.g. FREQ=WEEKLY;BYDAY=SA,SU"
-        )
-    seen: set[str] = set()
-    for i, ex in enumerate(m.exclusions):
-        p = f"cluster.maintenance.exclusions[{i}]"
-        if ex.name in seen:
-            issues.bad(f"{p}.name", ex.name, "is used twice", "unique names")
-        seen.add(ex.name)
-        s, e = _time(ex.start_time, f"{p}.start_time", issues), _time(ex.end_time, f"{p}.end_time", issues)
-        if s and e and e <= s:
-            issues.bad(f"{p}.end_time", ex.end_time, "must be after start_time", f"later than {ex.start_time}")
-
-
 def _nap_limits(spec: ClusterSpec, catalog: Catalog, issues: IssueCollector) -> dict[str, int]:
     limits: dict[str, int] = {}
     nap = spec.auto_provisioning
@@ -140,8 +130,9 @@ def _nap_limits(spec: ClusterSpec, catalog: Catalog, issues: IssueCollector) -> 
         if chips < 0:
             issues.bad(path, chips, "is out of range", "0 or more")
         limits[resource_type] = chips
-    if nap.enabled and (nap.max_cpu < 1 or nap.max_memory_gb < 1):
-        issues.bad("cluster.auto_provisioning.max_cpu", nap.max_cpu, "needs cpu and memory limits of 1 or more")
+    if nap.enabled:
+        check_range("cluster.auto_provisioning.max_cpu", nap.max_cpu, 1, 2**31 - 1, issues)
+        check_range("cluster.auto_provisioning.max_memory_gb", nap.max_memory_gb, 1, 2**31 - 1, issues)
     if nap.accelerators and not nap.enabled:
         issues.bad("cluster.auto_provisioning.enabled", False, "must be true when accelerator limits are set", ["true"])
     return limits
@@ -153,15 +144,15 @@ def plan_cluster(
     own = issues is None
     issues = issues if issues is not None else IssueCollector()
     catalog = catalog or load_catalog()
-    if not CLUSTER_NAME.match(spec.name):
+    if not CLUSTER_NAME.fullmatch(spec.name):
         issues.bad(
             "cluster.name",
             spec.name,
             "is not a valid cluster name",
             "lowercase letters, digits and '-', starting with a letter, at most 40 characters",
         )
-    regional = bool(REGION.match(spec.location))
-    zonal = bool(ZONE.match(spec.location))
+    regional = bool(REGION.fullmatch(spec.location))
+    zonal = bool(ZONE.fullmatch(spec.location))
     if not (regional or zonal) or (spec.location != region and region_of(spec.location) != region):
         issues.bad(
             "cluster.location",
@@ -180,16 +171,12 @@ def plan_cluster(
         )
     check_labels(spec.labels, "cluster.labels", issues)
     sp = spec.system_pool
-    if sp.min_nodes < 0 or sp.min_nodes > sp.max_nodes or sp.max_nodes < 1:
-        issues.bad(
-            "cluster.system_pool.min_nodes",
-            sp.min_nodes,
-            "is out of range",
-            f"0 to max_nodes ({sp.max_nodes}), with max_nodes 1 or more",
-        )
+    if check_range("cluster.system_pool.max_nodes", sp.max_nodes, 1, MAX_NODES_PER_POOL_ZONE, issues):
+        check_range("cluster.system_pool.min_nodes", sp.min_nodes, 0, sp.max_nodes, issues, "max_nodes")
+    check_disk("cluster.system_pool.disk_size_gb", sp.disk_size_gb, issues)
     _check_network(spec, issues)
     check_control_plane_access(spec, issues)
-    _check_maintenance(spec, issues)
+    check_maintenance(spec.maintenance, issues)
     nap = _nap_limits(spec, catalog, issues)
     if own:
         issues.raise_if_any()

@@ -6,12 +6,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gke_accel.model.core.show import show
+
 
 def _show(value: Any) -> str:
-    if isinstance(value, str):
-        return repr(value)
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return show(value)
 
 
 @dataclass(frozen=True)
@@ -54,6 +53,10 @@ class IssueCollector:
     """Collects issues while a rule set runs, then raises them all together."""
 
     issues: list[ConfigIssue] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # accepted, but worth a look (printed by validate)
+
+    def warn(self, path: str, message: str) -> None:
+        self.warnings.append(f"{path}: {message}")
 
     def add(self, issue: ConfigIssue) -> None:
         self.issues.append(issue)

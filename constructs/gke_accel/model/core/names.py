@@ -5,14 +5,17 @@ from __future__ import annotations
 import re
 
 from gke_accel.model.core.errors import IssueCollector
+from gke_accel.model.core.labels import check_resource_labels
 
 POOL_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,34}[a-z0-9])?$")  # 40 max in GKE; we keep 4 for slice suffixes
 CLUSTER_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
-ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
+ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-(?:ai[0-9]+[a-z]|[a-z])$")  # standard or AI zone (zones.md 8.1)
 LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+GCE_NAME = re.compile(r"[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?")  # networks, subnetworks, ranges, reservations
+GCE_NAME_HELP = "1-63 lowercase letters, digits and '-', starting with a letter, not ending with '-'"
 PROJECT_ID = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
 
 
@@ -21,7 +24,7 @@ def region_of(zone: str) -> str:
 
 
 def check_pool_name(name: str, path: str, issues: IssueCollector) -> None:
-    if not POOL_NAME.match(name):
+    if not POOL_NAME.fullmatch(name):
         issues.bad(
             path,
             name,
@@ -32,39 +35,26 @@ def check_pool_name(name: str, path: str, issues: IssueCollector) -> None:
 
 def check_zones(zones: tuple[str, ...], region: str, path: str, issues: IssueCollector) -> None:
     for i, zone in enumerate(zones):
-        if not ZONE.match(zone) or region_of(zone) != region:
+        if not ZONE.fullmatch(zone) or region_of(zone) != region:
             issues.bad(f"{path}[{i}]", zone, f"is not a zone of region {region}", f"{region}-a, {region}-b, ...")
     if len(set(zones)) != len(zones):
         issues.bad(path, list(zones), "lists a zone twice")
 
 
 def check_labels(labels: dict[str, str], path: str, issues: IssueCollector) -> None:
-    for key, value in labels.items():
-        if not LABEL_KEY.match(key):
-            issues.bad(
-                f"{path}.{key}",
-                key,
-                "is not a valid label key",
-                "lowercase letters, digits, '_' and '-', starting with a letter, at most 63 characters",
-            )
-        if not LABEL_VALUE.match(value):
-            issues.bad(
-                f"{path}.{key}",
-                value,
-                "is not a valid label value",
-                "lowercase letters, digits, '_' and '-', at most 63 characters",
-            )
+    """GCP resource labels (environment and cluster ``labels``); node labels: core.labels."""
+    check_resource_labels(labels, path, issues)
 
 
 def check_project_id(value: str, path: str, issues: IssueCollector) -> None:
-    if not isinstance(value, str) or not PROJECT_ID.match(value):
+    if not isinstance(value, str) or not PROJECT_ID.fullmatch(value):
         issues.bad(
             path, value, "is not a valid project ID", "6-30 lowercase letters, digits and '-', starting with a letter"
         )
 
 
 def check_region(value: str, path: str, issues: IssueCollector) -> None:
-    if not isinstance(value, str) or not REGION.match(value):
+    if not isinstance(value, str) or not REGION.fullmatch(value):
         issues.bad(path, value, "is not a region name", "e.g. us-central1")
 
 

@@ -12,14 +12,29 @@ import dataclasses
 import difflib
 import functools
 import math
+import re
 import types
 import typing
 from typing import Any, Literal, TypeVar, Union, cast
 
 from gke_accel.model.core.errors import ConfigIssue, bad_value
+from gke_accel.model.core.show import show
 
 T = TypeVar("T")
 _MISSING = object()
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1  # the APIs' 32-bit integer fields
+MAX_TEXT = 1024  # characters in any text value
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def text_problem(value: str) -> str | None:
+    """Why a text value cannot be config text (it ends up in resource names and labels), or None."""
+    if len(value) > MAX_TEXT:
+        return f"is longer than {MAX_TEXT} characters"
+    bad = _CONTROL.search(value)
+    if bad:
+        return f"contains a control character ({bad.group()!r} at position {bad.start()})"
+    return None
 
 
 class _Invalid(Exception):
@@ -85,12 +100,12 @@ def _convert(tp: Any, value: Any, path: str, issues: list[ConfigIssue]) -> Any:
             raise _Invalid
         out, failed = {}, False
         for key, item in value.items():
-            if not isinstance(key, str):
-                issues.append(bad_value(path, key, "is not a valid key: keys must be strings"))
+            if not isinstance(key, str) or text_problem(key):
+                issues.append(bad_value(path, key, "is not a valid key: keys must be plain text"))
                 failed = True
                 continue
             try:
-                out[key] = _convert(args[1], item, f"{path}.{key or repr(key)}", issues)
+                out[key] = _convert(args[1], item, f"{path}.{key[:60] or repr(key)}", issues)
             except _Invalid:
                 failed = True
         if failed:
@@ -103,12 +118,21 @@ def _convert(tp: Any, value: Any, path: str, issues: list[ConfigIssue]) -> Any:
             return value
     elif tp is int:
         if isinstance(value, int) and not isinstance(value, bool):
-            return value
+            if INT_MIN <= value <= INT_MAX:
+                return value
+            issues.append(bad_value(path, value, "is out of range", f"a whole number from {INT_MIN} to {INT_MAX}"))
+            raise _Invalid
     elif tp is float:
-        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) <= 2**53:
             return float(value)
+        if isinstance(value, float) and math.isfinite(value):
+            return value
     elif tp is str and isinstance(value, str):
-        return value
+        problem = text_problem(value)
+        if problem is None:
+            return value
+        issues.append(bad_value(path, value, problem, "plain text on one line"))
+        raise _Invalid
     issues.append(bad_value(path, value, f"should be {_type_name(tp)}"))
     raise _Invalid
 
@@ -126,10 +150,12 @@ def _build(cls: type[T], value: Any, path: str, issues: list[ConfigIssue]) -> T:
     failed = False
     for key in value:
         if not isinstance(key, str) or key not in fields:
-            hint = suggest(str(key), list(fields))
+            hint = suggest(key[:100], list(fields)) if isinstance(key, str) else ""
             issues.append(
                 ConfigIssue(
-                    _join(path, str(key) or "''"), f"unknown key; {hint}".rstrip("; ").rstrip(), ", ".join(fields)
+                    _join(path, key[:60] if isinstance(key, str) and key else show(key)),
+                    f"unknown key; {hint}".rstrip("; ").rstrip(),
+                    ", ".join(fields),
                 )
             )
             failed = True

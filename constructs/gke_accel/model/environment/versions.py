@@ -9,16 +9,30 @@ from gke_accel.catalog import Catalog
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.pools.node_pool import NodePoolPlan
 
-_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?(?:-gke\.(\d+))?$")
+_VERSION = re.compile(r"(\d{1,4})\.(\d{1,4})(?:\.(\d{1,4}))?(?:-gke\.(\d{1,12}))?")
 
 
 def version_key(text: str) -> tuple[int, int, int, int] | None:
     """Comparable form of a GKE version, or None when it is not one. Missing parts count as 0."""
-    match = _VERSION.match(text)
+    match = _VERSION.fullmatch(text)
     if match is None:
         return None
     major, minor, patch, build = (int(part or 0) for part in match.groups())
     return major, minor, patch, build
+
+
+def pin_reaches(pinned: str, needed: str) -> bool | None:
+    """Can a ``min_master_version`` pin run a feature that needs GKE ``needed``? A minor pin
+    (``1.28``) means that minor's newest patch, a patch pin (``1.28.3``) that patch's newest build,
+    so only the parts the pin names are compared. None when either is not a version."""
+    match = _VERSION.fullmatch(pinned)
+    need = version_key(needed)
+    if match is None or need is None:
+        return None
+    given = [int(p) for p in match.groups() if p is not None]
+    if match.group(4) is not None and match.group(3) is None:
+        given = [given[0], given[1], 0, given[2]]
+    return tuple(given) >= need[: len(given)]
 
 
 def check_min_versions(
@@ -27,8 +41,7 @@ def check_min_versions(
     """A pinned control-plane version must be at least what each TPU generation in use needs."""
     if min_master_version is None or min_master_version == "latest":
         return
-    pinned = version_key(min_master_version)
-    if pinned is None:
+    if version_key(min_master_version) is None:
         issues.bad(
             "cluster.min_master_version",
             min_master_version,
@@ -38,11 +51,10 @@ def check_min_versions(
         return
     for gen_name in sorted({p.tpu_generation for p in pools if p.tpu_generation}):
         needed = catalog.tpu_generations[gen_name].min_gke_version
-        key = version_key(needed)
-        if key is not None and pinned < key:
+        if pin_reaches(min_master_version, needed) is False:
             issues.bad(
                 "cluster.min_master_version",
                 min_master_version,
                 f"is older than GKE {needed}, the first version with {gen_name} TPUs",
-                f">= {needed}",
+                f">= {needed} (a minor pin such as {'.'.join(needed.split('.')[:2])} is enough)",
             )

@@ -4,8 +4,10 @@ Pure Python, no provider import. Rules:
 - TPU pools: chips x per-chip-hour price; the TPU host VM costs nothing extra.
 - GPU pools on accelerator-optimized machines (a2/a3/g2/g4...): the whole-VM price.
 - N1 GPU pools: the N1 host price + GPUs x per-GPU price.
-- Anything without a catalog price (e.g. the e2 system pool, tpu7x) is listed as unpriced rather
-  than invented, and left out of the totals.
+- Boot disks: every node's ``disk_size_gb`` x the catalog's per-GB-month price of its disk type,
+  added to the node's price (the system pool's nodes included).
+- Anything without a catalog price (e.g. tpu7x) is listed as unpriced rather than invented, and
+  left out of the totals.
 - The configured consumption decides ``monthly_min``/``monthly_max``: spot uses the Spot price;
   on-demand and reservations the on-demand list price; flex-start and queued (DWS) have their own
   discounted prices that the catalog does not hold, so the on-demand price is shown as an upper
@@ -81,6 +83,7 @@ class PoolCost:
     monthly_max_on_demand: float | None
     monthly_max_spot: float | None
     note: str = ""
+    disk_monthly_per_node: float = 0.0  # boot disk, included in the monthly figures
 
 
 @dataclass(frozen=True)
@@ -107,9 +110,15 @@ def _money(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
 
+def disk_monthly(pool: NodePoolPlan, catalog: Catalog) -> float:
+    """A node's boot disk per month (0 when the catalog has no price for its type)."""
+    return pool.disk_size_gb * catalog.prices.disk_per_gb_month.get(pool.disk_type, 0.0)
+
+
 def pool_cost(pool: NodePoolPlan, catalog: Catalog) -> PoolCost:
     hours = catalog.prices.hours_per_month
     low, high = pool.node_bounds()
+    disk = disk_monthly(pool, catalog)
     consumption = pool.consumption
     rate = node_rate(pool, catalog)
     base = PoolCost(
@@ -152,11 +161,12 @@ def pool_cost(pool: NodePoolPlan, catalog: Catalog) -> PoolCost:
         verify=verify,
         basis=rate.basis,
         hourly_per_node=None if hourly is None else round(hourly, 6),
-        monthly_min=None if hourly is None else _money(hourly * low * hours),
-        monthly_max=None if hourly is None else _money(hourly * high * hours),
-        monthly_max_on_demand=_money(rate.on_demand * high * hours),
-        monthly_max_spot=_money(spot_max),
+        monthly_min=None if hourly is None else _money((hourly * hours + disk) * low),
+        monthly_max=None if hourly is None else _money((hourly * hours + disk) * high),
+        monthly_max_on_demand=_money((rate.on_demand * hours + disk) * high),
+        monthly_max_spot=None if spot_max is None else _money(spot_max + disk * high),
         note=note,
+        disk_monthly_per_node=round(disk, 2),
     )
 
 

@@ -47,7 +47,7 @@ def _check_channels(m: MonitoringSpec, issues: IssueCollector) -> None:
     seen: set[str] = set()
     for i, ch in enumerate(m.notification_channels):
         p = f"monitoring.notification_channels[{i}]"
-        if not CHANNEL_NAME.match(ch.name):
+        if not CHANNEL_NAME.fullmatch(ch.name):
             issues.bad(f"{p}.name", ch.name, "is not a valid channel name", "lowercase letters, digits and '-'")
         if ch.name in seen:
             issues.bad(f"{p}.name", ch.name, "is used twice", "unique channel names")
@@ -60,9 +60,9 @@ def _check_channels(m: MonitoringSpec, issues: IssueCollector) -> None:
         value = values[needed]
         if value is None:
             issues.bad(f"{p}.{needed}", None, f"is required for {ch.type} channels")
-        elif ch.type == "email" and not EMAIL.match(value):
+        elif ch.type == "email" and not EMAIL.fullmatch(value):
             issues.bad(f"{p}.address", value, "is not an email address", "e.g. ml-oncall@example.com")
-        elif ch.type == "pagerduty" and not TF_VARIABLE.match(value):
+        elif ch.type == "pagerduty" and not TF_VARIABLE.fullmatch(value):
             issues.bad(
                 f"{p}.service_key_variable",
                 value,
@@ -114,7 +114,7 @@ def _check_monitoring(m: MonitoringSpec, issues: IssueCollector) -> list[str]:
     _minutes(f"{p}.not_ready_duration_seconds", t.not_ready_duration_seconds, issues)
     _minutes(f"{p}.log_alert_rate_limit_seconds", t.log_alert_rate_limit_seconds, issues, low=300)
     _minutes(f"{p}.auto_close_seconds", t.auto_close_seconds, issues, low=1800, high=604800)
-    if m.quota_contact is not None and not EMAIL.match(m.quota_contact):
+    if m.quota_contact is not None and not EMAIL.fullmatch(m.quota_contact):
         issues.bad(
             "monitoring.quota_contact", m.quota_contact, "is not an email address", "e.g. ml-platform@example.com"
         )
@@ -129,7 +129,7 @@ def _check_budget(b: BudgetSpec, m: MonitoringSpec, defined: list[str], issues: 
             "is required: a budget belongs to a billing account",
             "the account ID, e.g. 012345-6789AB-CDEF01",
         )
-    elif not BILLING_ACCOUNT.match(b.billing_account):
+    elif not BILLING_ACCOUNT.fullmatch(b.billing_account):
         issues.bad(
             "budget.billing_account", b.billing_account, "is not a billing account ID", "XXXXXX-XXXXXX-XXXXXX (hex)"
         )
@@ -158,7 +158,7 @@ def _check_budget(b: BudgetSpec, m: MonitoringSpec, defined: list[str], issues: 
             "budget.label", b.label, "has more than one pair (a budget filters on a single label)", "one key: value"
         )
     for key, value in b.label.items():
-        if not LABEL_KEY.match(key) or not LABEL_VALUE.match(value):
+        if not LABEL_KEY.fullmatch(key) or not LABEL_VALUE.fullmatch(value):
             issues.bad(f"budget.label.{key}", value, "is not a valid label pair", "a GCP label key and value")
 
 

@@ -49,7 +49,9 @@ def priority_classes(plan: EnvironmentPlan) -> list[Manifest]:
             "kind": "PriorityClass",
             "metadata": _meta(pc.name),
             "value": pc.value,
-            "globalDefault": default,
+            # Only the default class says so: the API server drops `globalDefault: false`, and a field
+            # it drops would show as a change on every `kubectl apply` and `terraform plan`.
+            **({"globalDefault": True} if default else {}),
             "preemptionPolicy": policy,
             "description": text,
         }
@@ -98,13 +100,17 @@ def team_objects(plan: EnvironmentPlan, team: TeamSpec, catalog: Catalog) -> lis
         r: max((p.chips_per_node for p in plan.pools if p.resource == r and p.kind != "system"), default=0)
         for r in EXTENDED_RESOURCES
     }
+    # Cap one container at a node's worth of accelerators. The v1 API defaults a Container item's
+    # `default` from `max` and `defaultRequest` from `default`, so a bare `max` would give every
+    # container that names no accelerator a node's worth of them: explicit "0" defaults prevent that
+    # (docs/platform.md says why this and not an admission policy).
+    caps = {r: str(n) for r, n in largest.items() if n > 0}
+    zero = dict.fromkeys(caps, "0")
     container: dict[str, Any] = {
         "type": "Container",
-        "default": {"cpu": "1", "memory": "2Gi"},
-        "defaultRequest": {"cpu": "250m", "memory": "512Mi"},
+        "default": {"cpu": "1", "memory": "2Gi", **zero},
+        "defaultRequest": {"cpu": "250m", "memory": "512Mi", **zero},
     }
-    # No default for accelerators (it would inject GPUs into every pod); cap one container at a node's worth.
-    caps = {r: str(n) for r, n in largest.items() if n > 0}
     if caps:
         container["max"] = caps
     objects += [

@@ -37,7 +37,7 @@ def _check_priority_classes(spec: EnvironmentSpec, issues: IssueCollector) -> se
     names: set[str] = set()
     for role, pc in roles.items():
         path = f"platform.priority_classes.{role}"
-        if not DNS_LABEL.match(pc.name) or pc.name.startswith("system-"):
+        if not DNS_LABEL.fullmatch(pc.name) or pc.name.startswith("system-"):
             issues.bad(
                 f"{path}.name", pc.name, "is not a valid priority class name", "a DNS label not starting with 'system-'"
             )
@@ -62,7 +62,7 @@ def _check_teams(spec: EnvironmentSpec, class_names: set[str], issues: IssueColl
     seen_namespaces: set[str] = set()
     for i, team in enumerate(spec.teams):
         path = f"teams[{i}]"
-        if not DNS_LABEL.match(team.name):
+        if not DNS_LABEL.fullmatch(team.name):
             issues.bad(f"{path}.name", team.name, "is not a DNS-1123 label", "lowercase letters, digits and '-'")
         elif len(team_service_account_id(team.name, spec.environment)) > GSA_MAX:
             issues.bad(
@@ -76,7 +76,7 @@ def _check_teams(spec: EnvironmentSpec, class_names: set[str], issues: IssueColl
             issues.bad(f"{path}.name", team.name, "is used by another team", "unique team names")
         seen_names.add(team.name)
         namespace = team_namespace(team.name, team.namespace)
-        if not DNS_LABEL.match(namespace) or namespace in RESERVED_NAMESPACES or namespace.startswith("kube-"):
+        if not DNS_LABEL.fullmatch(namespace) or namespace in RESERVED_NAMESPACES or namespace.startswith("kube-"):
             issues.bad(
                 f"{path}.namespace",
                 namespace,
@@ -86,7 +86,7 @@ def _check_teams(spec: EnvironmentSpec, class_names: set[str], issues: IssueColl
         if namespace in seen_namespaces:
             issues.bad(f"{path}.namespace", namespace, "is used by another team", "one namespace per team")
         seen_namespaces.add(namespace)
-        if not EMAIL.match(team.google_group):
+        if not EMAIL.fullmatch(team.google_group):
             issues.bad(
                 f"{path}.google_group", team.google_group, "is not a Google group address", "e.g. ml-team@example.com"
             )
@@ -117,7 +117,7 @@ def _check_teams(spec: EnvironmentSpec, class_names: set[str], issues: IssueColl
 def _check_checkpoints(spec: EnvironmentSpec, issues: IssueCollector) -> None:
     cp = spec.platform.checkpoints
     bucket = cp.bucket or f"{spec.project_id}-{spec.environment}-checkpoints"
-    if not BUCKET.match(bucket) or "goog" in bucket or ".." in bucket:
+    if not BUCKET.fullmatch(bucket) or "goog" in bucket or ".." in bucket:
         issues.bad(
             "platform.checkpoints.bucket",
             bucket,
@@ -170,10 +170,13 @@ def _check_capacity(spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues
     return warnings
 
 
-def check_platform(spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector) -> list[str]:
+def check_platform(
+    spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool = True
+) -> list[str]:
     """Add an issue for every mistake in teams, priority classes, checkpoints and the driver
-    installer; return the warnings (team quotas over-committing pool capacity)."""
-    if not K8S_MINOR.match(spec.platform.kubernetes_version):
+    installer; return the warnings (team quotas over-committing pool capacity). When a pool had a
+    mistake (``pools_complete`` false), quotas are not compared with capacity: no follow-on errors."""
+    if not K8S_MINOR.fullmatch(spec.platform.kubernetes_version):
         issues.bad(
             "platform.kubernetes_version",
             spec.platform.kubernetes_version,
@@ -192,4 +195,4 @@ def check_platform(spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues:
             f"must be true: daemonset-mode GPU pools need {len(variants)} installer variants ({detail})",
             "true (one DaemonSet per variant), or the same image_type and driver_version on those pools",
         )
-    return _check_capacity(spec, pools, issues)
+    return _check_capacity(spec, pools, issues) if pools_complete else []

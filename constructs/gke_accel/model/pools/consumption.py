@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -10,6 +11,8 @@ from gke_accel.model.pools.node_pool import Reservation
 from gke_accel.model.pools.spec import ConsumptionSpec
 
 MAX_FLEX_RUN_SECONDS = 7 * 24 * 3600  # flex-start VMs run for up to 7 days
+_NAME = r"[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?"
+RESERVATION = re.compile(rf"{_NAME}|projects/[a-z][-a-z0-9]{{4,28}}[a-z0-9]/reservations/{_NAME}")
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,13 @@ def plan_consumption(spec: ConsumptionSpec, path: str, issues: IssueCollector) -
                         "is required with affinity 'specific' (exactly one reservation name)",
                         "a reservation name or projects/<p>/reservations/<name>",
                     )
+                )
+            elif not RESERVATION.fullmatch(spec.reservation):
+                issues.bad(
+                    f"{path}.reservation",
+                    spec.reservation,
+                    "is not a reservation name",
+                    "a Compute Engine name, or projects/<project>/reservations/<name>",
                 )
             reservation = Reservation("SPECIFIC_RESERVATION", spec.reservation)
         else:

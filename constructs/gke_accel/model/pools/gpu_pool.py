@@ -7,8 +7,11 @@ from typing import Literal
 
 from gke_accel.catalog import Catalog, GpuModel, load_catalog
 from gke_accel.model.core.errors import IssueCollector
-from gke_accel.model.core.names import check_labels, check_pool_name, check_zones
+from gke_accel.model.core.labels import check_node_labels
+from gke_accel.model.core.limits import MAX_NODES_PER_POOL_ZONE, check_disk
+from gke_accel.model.core.names import ZONE, check_pool_name, check_zones, region_of
 from gke_accel.model.pools.consumption import plan_consumption
+from gke_accel.model.pools.n1_shape import n1_shape
 from gke_accel.model.pools.node_pool import (
     DRIVER_VARIANT_LABEL,
     GPU_RESOURCE,
@@ -22,6 +25,7 @@ from gke_accel.model.pools.node_pool import (
     Taint,
 )
 from gke_accel.model.pools.spec import GpuPoolSpec
+from gke_accel.model.pools.zone_check import check_pool_zones
 
 
 @dataclass(frozen=True)
@@ -63,15 +67,16 @@ def _resolve_machine(spec: GpuPoolSpec, path: str, catalog: Catalog, issues: Iss
                 )
                 return None
             return _Hardware(fixed.machine_type, fixed_model, fixed.count)
-        host = catalog.n1_hosts.get(spec.machine_type)
-        if host is None:
+        host = n1_shape(spec.machine_type, catalog.n1_shapes)
+        if isinstance(host, str):
             if model is not None and model.attach == "fixed":
                 valid = [m.machine_type for m in catalog.machines_for_gpu(model.accelerator_type)]
             elif model is not None:
-                valid = list(catalog.n1_hosts)
+                valid = ["n1-standard-*", "n1-highmem-*", "n1-highcpu-*", "custom-<vCPU>-<MB>"]
             else:
-                valid = list(catalog.gpu_machines) + list(catalog.n1_hosts)
-            issues.bad(f"{path}.machine_type", spec.machine_type, "is not a GPU machine type", valid)
+                valid = [*list(catalog.gpu_machines), "an N1 machine type"]
+            what = host if host.startswith("is a shared-core") else "is not a GPU machine type"
+            issues.bad(f"{path}.machine_type", spec.machine_type, what, valid)
             return None
         if model is None or model.attach != "n1":
             n1_models = [m.aliases[0] for m in catalog.gpu_models.values() if m.attach == "n1"]
@@ -94,7 +99,7 @@ def _resolve_machine(spec: GpuPoolSpec, path: str, catalog: Catalog, issues: Iss
                 spec.machine_type,
                 f"is too large for {count} x {model.accelerator_type} "
                 f"(at most {limit.max_vcpu} vCPU and {limit.max_memory_gb} GB)",
-                fits,
+                [*fits, "or any smaller N1 shape"],
             )
             return None
         return _Hardware(host.machine_type, model, count)
@@ -217,14 +222,26 @@ def plan_gpu_pool(
     before = len(issues.issues)
 
     check_pool_name(spec.name, f"{path}.name", issues)
-    check_labels(spec.labels, f"{path}.labels", issues)
-    if spec.disk_size_gb < 10:
-        issues.bad(f"{path}.disk_size_gb", spec.disk_size_gb, "is too small", "10 or more")
+    check_node_labels(spec.labels, f"{path}.labels", issues)
+    check_disk(f"{path}.disk_size_gb", spec.disk_size_gb, issues)
     hw = _resolve_machine(spec, path, catalog, issues)
     consumption = plan_consumption(spec.consumption, f"{path}.consumption", issues)
 
     zones = spec.zones or cluster_zones
     check_zones(spec.zones, region, f"{path}.zones", issues)
+    if hw is not None and all(ZONE.fullmatch(z) and region_of(z) == region for z in zones):
+        check_pool_zones(
+            catalog.zones,
+            "gpu",
+            hw.model.accelerator_type,
+            hw.model.accelerator_type,
+            zones,
+            region=region,
+            path=f"{path}.zones",
+            inherited_from=None if spec.zones else "cluster.node_zones",
+            allow_unlisted=spec.allow_unlisted_zone,
+            issues=issues,
+        )
     if spec.placement == "compact" and len(zones) != 1:
         issues.bad(
             f"{path}.placement",
@@ -234,6 +251,15 @@ def plan_gpu_pool(
         )
     if spec.placement == "compact" and consumption.queued:
         issues.bad(f"{path}.placement", "compact", "cannot be used with queued provisioning on GPUs", ["none"])
+    families = catalog.flex_start_compact_families
+    compact_flex = spec.placement == "compact" and consumption.flex_start
+    if compact_flex and hw is not None and not hw.machine_type.startswith(families):
+        issues.bad(
+            f"{path}.placement",
+            "compact",
+            f"cannot be combined with flex-start on {hw.machine_type}",
+            f"placement: none, or a machine of {', '.join(f + '*' for f in families)}",
+        )
 
     if spec.partition_size is not None and hw is not None:
         if not hw.model.mig_sizes:
@@ -255,7 +281,15 @@ def plan_gpu_pool(
 
     driver_version = _driver(spec, hw, path, catalog, issues)
 
+    per_zone_cap = MAX_NODES_PER_POOL_ZONE * max(1, len(zones))
     if spec.node_count is not None:
+        if spec.node_count > MAX_NODES_PER_POOL_ZONE:
+            issues.bad(
+                f"{path}.node_count",
+                spec.node_count,
+                "is more than GKE allows",
+                f"0 to {MAX_NODES_PER_POOL_ZONE} per zone",
+            )
         if spec.min_nodes is not None or spec.max_nodes is not None:
             issues.bad(
                 f"{path}.node_count",
@@ -279,6 +313,13 @@ def plan_gpu_pool(
             issues.bad(f"{path}.min_nodes", low, "is out of range", f"0 to max_nodes ({high})")
         if high < 1:
             issues.bad(f"{path}.max_nodes", high, "is out of range", "1 or more")
+        elif high > per_zone_cap:
+            issues.bad(
+                f"{path}.max_nodes",
+                high,
+                f"is more than GKE allows for {max(1, len(zones))} zone(s)",
+                f"at most {MAX_NODES_PER_POOL_ZONE} nodes per zone: {per_zone_cap}",
+            )
         if consumption.queued and low != 0:
             issues.bad(f"{path}.min_nodes", low, "must be 0 with queued provisioning", "0")
 

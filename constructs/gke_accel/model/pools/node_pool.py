@@ -85,6 +85,7 @@ class NodePoolPlan:
     guest_accelerator: GuestAccelerator | None
     image_type: str
     disk_size_gb: int
+    disk_type: str = "pd-balanced"  # boot disk; also GKE's default for pools that do not set it
     labels: dict[str, str] = field(default_factory=dict)
     taints: tuple[Taint, ...] = ()
     tpu_topology: str | None = None
@@ -123,3 +124,16 @@ class NodePoolPlan:
         """Accelerator chips (TPU) or GPUs at the pool's smallest and largest size."""
         low, high = self.node_bounds()
         return low * self.chips_per_node, high * self.chips_per_node
+
+    def slice_shape(self) -> dict[str, str] | None:
+        """What a TPU slice pool cannot change in place (None for other pools): its machine type
+        (chips per VM) and topology. Provider 6.50 plans such a change as an in-place update that
+        GKE does not apply, so the slice would keep its old shape; the construct turns a change of
+        this value into a replacement of the pool (same name: an unchanged pool keeps its name)."""
+        if self.kind != "tpu":
+            return None
+        shape = {"machine_type": self.machine_type, "tpu_topology": self.tpu_topology or ""}
+        if self.placement is not None:
+            shape["placement_topology"] = self.placement.tpu_topology or ""
+            shape["placement"] = "COMPACT" if self.placement.compact else "workload-policy"
+        return shape

@@ -55,7 +55,8 @@ class TpuPoolSpec:
     max_slices: int = 1
     consumption: ConsumptionSpec = field(default_factory=ConsumptionSpec)
     disk_size_gb: int = 100
-    labels: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)  # Kubernetes node labels
+    allow_unlisted_zone: bool = False  # capacity in a zone the zone data does not list (docs/zones.md)
 
 
 @dataclass(frozen=True)
@@ -90,4 +91,5 @@ class GpuPoolSpec:
     node_count: int | None = None
     consumption: ConsumptionSpec = field(default_factory=ConsumptionSpec)
     disk_size_gb: int = 200
-    labels: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)  # Kubernetes node labels
+    allow_unlisted_zone: bool = False  # capacity in a zone the zone data does not list (docs/zones.md)

@@ -29,7 +29,7 @@ class SliceShape:
 
 
 def dims(topology: str) -> tuple[int, ...] | None:
-    if not _TOPOLOGY.match(topology):
+    if not _TOPOLOGY.fullmatch(topology):
         return None
     return tuple(int(p) for p in topology.split("x"))
 

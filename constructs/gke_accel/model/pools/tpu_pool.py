@@ -6,7 +6,9 @@ from dataclasses import replace
 
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.core.errors import IssueCollector
-from gke_accel.model.core.names import check_labels, check_pool_name, check_zones
+from gke_accel.model.core.labels import check_node_labels
+from gke_accel.model.core.limits import check_disk
+from gke_accel.model.core.names import ZONE, check_pool_name, check_zones, region_of
 from gke_accel.model.pools.consumption import plan_consumption
 from gke_accel.model.pools.node_pool import (
     LABEL_PREFIX,
@@ -25,6 +27,7 @@ from gke_accel.model.pools.topology import (
     slice_shape,
     topology_problem,
 )
+from gke_accel.model.pools.zone_check import check_pool_zones, offered_zones, zone_verdict
 
 MAX_SLICES = 64
 
@@ -66,35 +69,49 @@ def plan_tpu_pool(
     before = len(issues.issues)
 
     check_pool_name(spec.name, f"{path}.name", issues)
-    check_labels(spec.labels, f"{path}.labels", issues)
+    check_node_labels(spec.labels, f"{path}.labels", issues)
     if spec.min_slices < 0 or spec.min_slices > spec.max_slices:
         issues.bad(f"{path}.min_slices", spec.min_slices, "is out of range", f"0 to max_slices ({spec.max_slices})")
     if not 1 <= spec.max_slices <= MAX_SLICES:
         issues.bad(f"{path}.max_slices", spec.max_slices, "is out of range", f"1 to {MAX_SLICES}")
-    if spec.disk_size_gb < 10:
-        issues.bad(f"{path}.disk_size_gb", spec.disk_size_gb, "is too small", "10 or more")
+    check_disk(f"{path}.disk_size_gb", spec.disk_size_gb, issues)
     consumption = plan_consumption(spec.consumption, f"{path}.consumption", issues)
     shape = _shape(spec, path, catalog, issues)
     zones: tuple[str, ...] = ()
     if shape is not None:
         gen = catalog.tpu_generations[spec.generation]
+        facts = catalog.zones
         if spec.zone is not None:
             check_zones((spec.zone,), region, f"{path}.zone", issues)
-            if spec.zone not in gen.zones:
-                issues.bad(f"{path}.zone", spec.zone, f"does not offer {gen.name} TPUs", gen.zones)
+            if ZONE.fullmatch(spec.zone) and region_of(spec.zone) == region:
+                check_pool_zones(
+                    facts, "tpu", gen.name, gen.name, (spec.zone,), region=region, path=f"{path}.zone",
+                    inherited_from=None, allow_unlisted=spec.allow_unlisted_zone, issues=issues, scalar=True,
+                )
             zones = (spec.zone,)
         elif shape.multi_host:
-            offered = [z for z in gen.zones if z.startswith(region + "-")] or list(gen.zones)
+            offered = offered_zones(facts, "tpu", gen.name, region) or list(gen.zones)
             issues.bad(
                 f"{path}.zone",
                 None,
                 f"is required: a multi-host {gen.name} slice ({shape.vms} VMs) runs in one zone",
                 offered,
             )
-        else:
-            zones = tuple(z for z in cluster_zones if z in gen.zones)
+        else:  # inherit the cluster zones where the generation is not known to be missing
+            verdicts = [zone_verdict(facts, "tpu", gen.name, z, gen.name) for z in cluster_zones]
+            usable = [v for v in verdicts if v.level != "error" or spec.allow_unlisted_zone]
+            zones = tuple(v.zone for v in usable)
             if not zones:
-                issues.bad(f"{path}.zone", None, f"is required: no cluster zone offers {gen.name} TPUs", gen.zones)
+                issues.bad(
+                    f"{path}.zone",
+                    None,
+                    f"is required: no cluster zone offers {gen.name} TPUs (zone data as of {facts.as_of})",
+                    offered_zones(facts, "tpu", gen.name, region) or gen.zones,
+                )
+            check_pool_zones(
+                facts, "tpu", gen.name, gen.name, zones, region=region, path=f"{path}.zone",
+                inherited_from="cluster.node_zones", allow_unlisted=spec.allow_unlisted_zone, issues=issues,
+            )
         if consumption.flex_start and shape.multi_host:
             issues.bad(
                 f"{path}.consumption.type",
