@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,23 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG_DIR = ROOT / "config"
 ENVIRONMENTS = ("dev", "staging", "prod")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config.stash[_EXIT_STATUS] = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """End the run as soon as pytest has reported: once the provider bindings are loaded, interpreter
+    teardown takes seconds. Set GKE_ACCEL_SLOW_EXIT=1 to keep the normal shutdown."""
+    if "jsii" in sys.modules and not os.environ.get("GKE_ACCEL_SLOW_EXIT"):
+        from gke_accel.cli.progress import exit_now
+
+        exit_now(config.stash.get(_EXIT_STATUS, 0))
+
+
+_EXIT_STATUS = pytest.StashKey[int]()
 
 
 @pytest.fixture(scope="session")
