@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gke_accel.catalog import Catalog
-from gke_accel.cli.tables import render_table
+from gke_accel.cli.tables import MAX_WIDTH, render_table
 
 
 def tpu_table(catalog: Catalog, only: str | None = None) -> str:
@@ -40,7 +40,7 @@ def tpu_table(catalog: Catalog, only: str | None = None) -> str:
         for gen in catalog.tpu_generations.values()
         if not only or only.lower() == gen.name
     ]
-    return render_table(headers, rows, "TPU generations") + "\nzones:\n" + "\n".join(zones)
+    return render_table(headers, rows, "TPU generations", max_width=MAX_WIDTH) + "\nzones:\n" + "\n".join(zones)
 
 
 def gpu_table(catalog: Catalog, only: str | None = None) -> str:
@@ -70,7 +70,7 @@ def gpu_table(catalog: Catalog, only: str | None = None) -> str:
         for count, limit in limits.items():
             rows.append([f"n1 (<= {limit.max_vcpu} vCPU)", accel, count, model.memory_gb, "-", "-", "-", "-"])
     headers = ["machine", "accelerator", "GPUs", "GB/GPU", "vCPU", "RAM GB", "MIG sizes", "$/h od/spot"]
-    return render_table(headers, rows, "GPU machine types")
+    return render_table(headers, rows, "GPU machine types", max_width=MAX_WIDTH)
 
 
 def catalog_text(catalog: Catalog, tpu: str | None, gpu: str | None) -> str:

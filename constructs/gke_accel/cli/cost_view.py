@@ -10,7 +10,7 @@ import argparse
 import json
 
 from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
-from gke_accel.cli.tables import fit_text, render_table
+from gke_accel.cli.tables import MAX_WIDTH, fit_text, render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.observability.alerts import plan_alerts
 from gke_accel.model.observability.cost import EnvironmentCost, estimate_environment
@@ -66,6 +66,7 @@ def cost_text(cost: EnvironmentCost) -> str:
         ],
         rows,
         title=f"{cost.environment}: monthly cost at list prices ({cost.hours_per_month} h/month)",
+        max_width=MAX_WIDTH,
     )
     lines = [
         table,

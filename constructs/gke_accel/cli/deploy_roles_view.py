@@ -7,7 +7,7 @@ import argparse
 import shlex
 
 from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
-from gke_accel.cli.tables import fit_text, render_table
+from gke_accel.cli.tables import MAX_WIDTH, fit_text, render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.environment.deploy_needs import deployer_roles, required_services
 
@@ -19,6 +19,7 @@ def roles_text(plan: EnvironmentPlan, member: str) -> str:
         ["role", "on", "why"],
         [[r.role, r.scope, r.reason] for r in roles],
         f"{plan.name}: roles for whoever runs Terraform (project {project})",
+        max_width=MAX_WIDTH,
     )
     project_roles = [r.role for r in roles if r.scope == "project"]
     commands = [

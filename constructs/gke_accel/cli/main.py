@@ -14,7 +14,16 @@ from pathlib import Path
 
 from gke_accel import __version__
 from gke_accel.catalog import load_catalog
-from gke_accel.cli import cost_view, deploy_roles_view, manifests_view, review_view
+from gke_accel.cli import (
+    cost_view,
+    deploy_roles_view,
+    lint_view,
+    manifests_view,
+    review_view,
+    size_view,
+    verify_view,
+    workload_view,
+)
 from gke_accel.cli.catalog_view import catalog_text
 from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, Parser, add_command, add_env_args, selected_plans
 from gke_accel.cli.progress import Progress, exit_now
@@ -23,7 +32,16 @@ from gke_accel.cli.tables import fit_text
 from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan
 
 # Subcommand modules that add themselves to the parser (each has ``register(subparsers)``).
-COMMAND_MODULES = (manifests_view, cost_view, review_view, deploy_roles_view)
+COMMAND_MODULES = (
+    manifests_view,
+    cost_view,
+    review_view,
+    size_view,
+    lint_view,
+    workload_view,
+    verify_view,
+    deploy_roles_view,
+)
 # What ``synth`` prints for each environment after its pool summary.
 SYNTH_SECTIONS = (manifests_view.synth_section, cost_view.synth_section)
 

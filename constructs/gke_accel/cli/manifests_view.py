@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
-from gke_accel.cli.tables import render_table
+from gke_accel.cli.tables import MAX_WIDTH, render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.platform.capacity import capacity_rows
 from gke_accel.model.platform.manifests import platform_manifests
@@ -28,6 +28,7 @@ def capacity_table(plan: EnvironmentPlan) -> str:
         ["accelerator", "resource", "pools (min-max)", "team quotas", "by team", "check"],
         rows,
         "  capacity vs team quotas:",
+        max_width=MAX_WIDTH,
     )
 
 

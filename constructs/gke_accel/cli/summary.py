@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gke_accel.cli.tables import render_table
+from gke_accel.cli.tables import MAX_WIDTH, render_table
 from gke_accel.model import EnvironmentPlan, NodePoolPlan
 
 
@@ -47,4 +47,4 @@ def environment_summary(plan: EnvironmentPlan) -> str:
         f"deletion protection {'on' if c.deletion_protection else 'off'}"
     )
     headers = ["pool", "kind", "accelerator", "machine", "per node", "nodes", "consumption", "zones"]
-    return render_table(headers, pool_rows(plan), title)
+    return render_table(headers, pool_rows(plan), title, max_width=MAX_WIDTH)

@@ -53,11 +53,15 @@ def _lines(values: Sequence[str], widths: list[int]) -> list[str]:
 
 
 def render_table(
-    headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "", max_width: int = MAX_WIDTH
+    headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "", max_width: int | None = None
 ) -> str:
+    """A table; with ``max_width`` (e.g. ``MAX_WIDTH``) wider tables wrap their cells to fit."""
     cells = [[str(c) for c in row] for row in rows]
-    widths = _fit_widths(headers, cells, max_width)
-    out = [fit_text(title, max_width)] if title else []
+    if max_width is None:
+        widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+    else:
+        widths = _fit_widths(headers, cells, max_width)
+    out = [fit_text(title, max_width) if max_width else title] if title else []
     out += _lines(headers, widths)
     out.append("  ".join("-" * w for w in widths))
     for row in cells:
