@@ -117,3 +117,30 @@ def test_scan_without_checkov_says_how_to_install_it(
     assert main(["scan", "--outdir", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "scan: checkov is not installed" in err and "pip install" in err
+
+
+def test_progress_on_a_terminal_and_silent_otherwise() -> None:
+    import io
+
+    from gke_accel.cli.progress import Progress
+
+    quiet = io.StringIO()
+    p = Progress(quiet)  # a StringIO is not a TTY
+    p.step("loading")
+    with p.long_step("bindings"):
+        pass
+    assert quiet.getvalue() == ""
+    loud = io.StringIO()
+    p = Progress(loud, enabled=True)
+    p.step("building stack dev")
+    with p.long_step("loading bindings"):
+        time.sleep(1.1)  # the ticker rewrites the line once a second
+    text = loud.getvalue()
+    assert "] building stack dev\n" in text
+    assert "\r[" in text and "loading bindings done in 1." in text and text.endswith("s\n")
+
+
+def test_exit_now_flushes_and_keeps_the_exit_code() -> None:
+    code = "import sys; from gke_accel.cli.progress import exit_now; sys.stdout.write('partial'); exit_now(3)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 3 and proc.stdout == "partial"
