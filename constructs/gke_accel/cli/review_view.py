@@ -39,8 +39,11 @@ def cmd_review(args: argparse.Namespace) -> int:
     from gke_accel.review.render import failure_markdown, to_json, to_markdown
 
     # Fail in a second, before any synthesis: a config error in the working tree, or a bad base ref.
+    present = {f.stem for f in Path(args.config_dir).glob("*.yaml")}
+    wanted = [n for n in (args.env or sorted(present)) if n in present]  # removed environments: in the review
     try:
-        load_environments(Path(args.config_dir), args.env or None)
+        if wanted:
+            load_environments(Path(args.config_dir), wanted)
     except ConfigError as err:
         print(err.render(), file=sys.stderr)
         return EXIT_ERROR
