@@ -6,6 +6,14 @@ from gke_accel.catalog import Catalog
 from gke_accel.cli.tables import MAX_WIDTH, render_table
 
 
+def _zones(zones: tuple[str, ...]) -> str:
+    """Short form: the count, and the zones themselves when there are few (all in catalog/zones.yaml)."""
+    if len(zones) <= 3:
+        return ", ".join(zones)
+    regions = len({z.rsplit("-", 1)[0] for z in zones})
+    return f"{len(zones)} zones in {regions} regions"
+
+
 def tpu_table(catalog: Catalog, only: str | None = None) -> str:
     rows = []
     for gen in catalog.tpu_generations.values():
@@ -36,11 +44,12 @@ def tpu_table(catalog: Catalog, only: str | None = None) -> str:
         "$/chip-h od/spot",
     ]
     zones = [
-        f"  {gen.name}: {', '.join(gen.zones)}"
+        f"  {gen.name}: {_zones(gen.zones)}"
         for gen in catalog.tpu_generations.values()
         if not only or only.lower() == gen.name
     ]
-    return render_table(headers, rows, "TPU generations", max_width=MAX_WIDTH) + "\nzones:\n" + "\n".join(zones)
+    table = render_table(headers, rows, "TPU generations", max_width=MAX_WIDTH)
+    return table + f"\nzones (data as of {catalog.zones.as_of}):\n" + "\n".join(zones)
 
 
 def gpu_table(catalog: Catalog, only: str | None = None) -> str:
