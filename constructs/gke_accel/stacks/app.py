@@ -14,6 +14,7 @@ from pathlib import Path
 from gke_accel.cdk._framework import App
 from gke_accel.model import ConfigError, EnvironmentPlan
 from gke_accel.model.environment.config_files import load_environments
+from gke_accel.output_dir import MARKER, MARKER_TEXT, claim_output_dir, keep_terraform_files, staged_output
 from gke_accel.stacks.environment_stack import EnvironmentStack
 
 
@@ -28,11 +29,23 @@ def build_app(
     return app
 
 
+# What a synth owns in its output folder: replaced whole, so only the environments of this run remain.
+SYNTH_ENTRIES = ("stacks", "manifest.json")
+
+
 def synth_environments(
-    plans: Sequence[EnvironmentPlan], outdir: str, on_stack: Callable[[str], None] | None = None
+    plans: Sequence[EnvironmentPlan], outdir: str | Path, on_stack: Callable[[str], None] | None = None
 ) -> Path:
-    build_app(plans, outdir, on_stack).synth()
-    return Path(outdir)
+    """Synthesize ``plans`` into ``outdir``, which then holds exactly these stacks.
+
+    Raises OutputDirError for a folder gke-accel may not replace (the repository, a parent of it,
+    or a folder with files it did not write). An interrupted synth leaves the previous output.
+    Terraform's files in a stack folder (``.terraform``) are kept; local state is never there
+    (``terraform-state/``, see ``environment_stack.LOCAL_STATE_DIR``)."""
+    folder = claim_output_dir(outdir)
+    with staged_output(folder, SYNTH_ENTRIES, carry=keep_terraform_files) as staging:
+        build_app(plans, str(staging), on_stack).synth()
+    return folder
 
 
 def main() -> int:
@@ -42,5 +55,9 @@ def main() -> int:
     except ConfigError as err:
         print(err.render(), file=sys.stderr)
         return 2
-    build_app(plans).synth()
+    app = build_app(plans)
+    app.synth()
+    marker = Path(app.outdir) / MARKER  # the cdktf CLI's output folder is ours to replace next time
+    if not marker.exists():
+        marker.write_text(MARKER_TEXT, encoding="utf-8")
     return 0

@@ -62,8 +62,11 @@ def required_services(plan: EnvironmentPlan) -> tuple[ProjectService, ...]:
         ProjectService("cloudresourcemanager.googleapis.com", "project IAM roles of the node service account"),
         ProjectService("logging.googleapis.com", "cluster logging (system components and workloads)"),
         ProjectService("monitoring.googleapis.com", "managed Prometheus, alert policies, dashboard"),
-        ProjectService("binaryauthorization.googleapis.com", "Binary Authorization on the cluster"),
     ]
+    if (spec.cluster.binary_authorization.mode or "audit") != "disabled":
+        out.append(ProjectService("binaryauthorization.googleapis.com", "Binary Authorization policy and evaluation"))
+    if spec.cluster.secrets_encryption.mode != "off":
+        out.append(ProjectService("cloudkms.googleapis.com", "Cloud KMS key for application-layer Secrets encryption"))
     if spec.platform.checkpoints.enabled:
         out.append(ProjectService("storage.googleapis.com", "checkpoint bucket"))
     if spec.quota_preferences:
@@ -95,6 +98,12 @@ def deployer_roles(plan: EnvironmentPlan) -> tuple[DeployerRole, ...]:
         roles.append(
             DeployerRole("roles/compute.instanceAdmin.v1", "project", "placement policies of compact pools")
         )
+    if (spec.cluster.binary_authorization.mode or "audit") != "disabled":
+        roles.append(
+            DeployerRole("roles/binaryauthorization.policyEditor", "project", "the project's image policy")
+        )
+    if spec.cluster.secrets_encryption.mode == "create":
+        roles.append(DeployerRole("roles/cloudkms.admin", "project", "key ring, key and the GKE agent's use of it"))
     if spec.quota_preferences:
         roles.append(DeployerRole("roles/cloudquotas.admin", "project", "quota preferences"))
     if spec.budget is not None:
