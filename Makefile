@@ -11,7 +11,14 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup synth validate scan test lint bench clean cli validate-terraform review
+.PHONY: setup synth validate scan test lint bench clean cli validate-terraform review setup-other-framework \
+	test-other-framework
+
+# The default framework is CDK Terrain (cdktn) in .venv. The other one, cdktf 0.21, lives in its own
+# environment (.venv-cdktf, cdktf only) for `make test-other-framework` and `make bench`.
+OTHER_FRAMEWORK := cdktf
+OTHER_VENV ?= .venv-$(OTHER_FRAMEWORK)
+OTHER_STAMP := $(OTHER_VENV)/.installed-stamp
 
 setup: $(STAMP)
 
@@ -34,6 +41,21 @@ scan: setup
 
 test: setup
 	$(BIN)/pytest
+
+setup-other-framework: $(OTHER_STAMP)
+
+$(OTHER_STAMP): pyproject.toml tools/frameworks/requirements.py
+	@test -x $(OTHER_VENV)/bin/python || $(PYTHON) -m venv $(OTHER_VENV)
+	$(OTHER_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(OTHER_VENV)/bin/python -m pip install --quiet --no-deps -e .
+	$(OTHER_VENV)/bin/python -m pip install --quiet $$($(PYTHON) tools/frameworks/requirements.py $(OTHER_FRAMEWORK) dev)
+	@touch $(OTHER_STAMP)
+
+# The synth tests on the other framework, and the test that both synthesize the same resources
+# (it runs the default's `gke-accel synth` from .venv in a subprocess).
+test-other-framework: setup setup-other-framework
+	GKE_ACCEL_FRAMEWORK=$(OTHER_FRAMEWORK) GKE_ACCEL_COMPARE_PYTHON=$(CURDIR)/$(BIN)/python \
+		$(OTHER_VENV)/bin/pytest tests/synth tests/frameworks
 
 lint: setup
 	$(BIN)/ruff check constructs stacks tests benchmarks

@@ -1,38 +1,101 @@
-"""The one place that imports provider bindings; each resource from its own submodule, because
-loading the package root of a provider costs many seconds and hundreds of megabytes."""
+"""The one place that imports the hashicorp/google provider bindings of the chosen framework
+(``cdktn_provider_google`` or ``cdktf_cdktf_provider_google``, see ``_framework.py``).
 
-# Observability (alerts, dashboard, quota preferences, budget): cdk/observability.py and friends.
-from cdktf_cdktf_provider_google import billing_budget as budget_structs
-from cdktf_cdktf_provider_google import monitoring_alert_policy as alert_structs
-from cdktf_cdktf_provider_google.billing_budget import BillingBudget
-from cdktf_cdktf_provider_google.cloud_quotas_quota_preference import (
-    CloudQuotasQuotaPreference,
-    CloudQuotasQuotaPreferenceQuotaConfig,
-)
-from cdktf_cdktf_provider_google.compute_firewall import ComputeFirewall, ComputeFirewallDeny, ComputeFirewallLogConfig
-from cdktf_cdktf_provider_google.compute_network import ComputeNetwork
-from cdktf_cdktf_provider_google.compute_resource_policy import ComputeResourcePolicy
-from cdktf_cdktf_provider_google.compute_router import ComputeRouter
-from cdktf_cdktf_provider_google.compute_router_nat import ComputeRouterNat, ComputeRouterNatLogConfig
-from cdktf_cdktf_provider_google.compute_subnetwork import (
-    ComputeSubnetwork,
-    ComputeSubnetworkLogConfig,
-    ComputeSubnetworkSecondaryIpRange,
-)
-from cdktf_cdktf_provider_google.container_cluster import ContainerCluster
-from cdktf_cdktf_provider_google.container_node_pool import ContainerNodePool
-from cdktf_cdktf_provider_google.data_google_project import DataGoogleProject
-from cdktf_cdktf_provider_google.monitoring_alert_policy import MonitoringAlertPolicy
-from cdktf_cdktf_provider_google.monitoring_dashboard import MonitoringDashboard
-from cdktf_cdktf_provider_google.monitoring_notification_channel import (
-    MonitoringNotificationChannel,
-    MonitoringNotificationChannelSensitiveLabels,
-)
-from cdktf_cdktf_provider_google.project_iam_member import ProjectIamMember
-from cdktf_cdktf_provider_google.provider import GoogleProvider
-from cdktf_cdktf_provider_google.service_account import ServiceAccount
+Each resource comes from its own submodule: loading a provider's package root costs many seconds and
+hundreds of megabytes. Both blocks import the same names; the type checker sees the default's.
+"""
+
+from typing import TYPE_CHECKING
+
+from gke_accel.cdk._framework import FRAMEWORK
+from gke_accel.frameworks import CDKTN
+
+if TYPE_CHECKING or FRAMEWORK is CDKTN:
+    from cdktn_provider_google import billing_budget as budget_structs
+    from cdktn_provider_google.billing_budget import BillingBudget
+    from cdktn_provider_google.cloud_quotas_quota_preference import (
+        CloudQuotasQuotaPreference,
+        CloudQuotasQuotaPreferenceQuotaConfig,
+    )
+    from cdktn_provider_google.compute_firewall import ComputeFirewall, ComputeFirewallDeny, ComputeFirewallLogConfig
+    from cdktn_provider_google.compute_network import ComputeNetwork
+    from cdktn_provider_google.compute_resource_policy import ComputeResourcePolicy
+    from cdktn_provider_google.compute_router import ComputeRouter
+    from cdktn_provider_google.compute_router_nat import ComputeRouterNat, ComputeRouterNatLogConfig
+    from cdktn_provider_google.compute_subnetwork import (
+        ComputeSubnetwork,
+        ComputeSubnetworkLogConfig,
+        ComputeSubnetworkSecondaryIpRange,
+    )
+    from cdktn_provider_google import container_cluster as cluster_structs
+    from cdktn_provider_google.container_cluster import ContainerCluster
+    from cdktn_provider_google import container_node_pool as pool_structs
+    from cdktn_provider_google.container_node_pool import ContainerNodePool
+    from cdktn_provider_google.data_google_client_config import DataGoogleClientConfig
+    from cdktn_provider_google.data_google_project import DataGoogleProject
+    from cdktn_provider_google import monitoring_alert_policy as alert_structs
+    from cdktn_provider_google.monitoring_alert_policy import MonitoringAlertPolicy
+    from cdktn_provider_google.monitoring_dashboard import MonitoringDashboard
+    from cdktn_provider_google.monitoring_notification_channel import (
+        MonitoringNotificationChannel,
+        MonitoringNotificationChannelSensitiveLabels,
+    )
+    from cdktn_provider_google.project_iam_member import ProjectIamMember
+    from cdktn_provider_google.provider import GoogleProvider
+    from cdktn_provider_google.service_account import ServiceAccount
+    from cdktn_provider_google.service_account_iam_member import ServiceAccountIamMember
+    from cdktn_provider_google import storage_bucket as bucket_structs
+    from cdktn_provider_google.storage_bucket import StorageBucket
+    from cdktn_provider_google.storage_bucket_iam_member import StorageBucketIamMember, StorageBucketIamMemberCondition
+else:
+    from cdktf_cdktf_provider_google import billing_budget as budget_structs
+    from cdktf_cdktf_provider_google.billing_budget import BillingBudget
+    from cdktf_cdktf_provider_google.cloud_quotas_quota_preference import (
+        CloudQuotasQuotaPreference,
+        CloudQuotasQuotaPreferenceQuotaConfig,
+    )
+    from cdktf_cdktf_provider_google.compute_firewall import (
+        ComputeFirewall,
+        ComputeFirewallDeny,
+        ComputeFirewallLogConfig,
+    )
+    from cdktf_cdktf_provider_google.compute_network import ComputeNetwork
+    from cdktf_cdktf_provider_google.compute_resource_policy import ComputeResourcePolicy
+    from cdktf_cdktf_provider_google.compute_router import ComputeRouter
+    from cdktf_cdktf_provider_google.compute_router_nat import ComputeRouterNat, ComputeRouterNatLogConfig
+    from cdktf_cdktf_provider_google.compute_subnetwork import (
+        ComputeSubnetwork,
+        ComputeSubnetworkLogConfig,
+        ComputeSubnetworkSecondaryIpRange,
+    )
+    from cdktf_cdktf_provider_google import container_cluster as cluster_structs
+    from cdktf_cdktf_provider_google.container_cluster import ContainerCluster
+    from cdktf_cdktf_provider_google import container_node_pool as pool_structs
+    from cdktf_cdktf_provider_google.container_node_pool import ContainerNodePool
+    from cdktf_cdktf_provider_google.data_google_client_config import DataGoogleClientConfig
+    from cdktf_cdktf_provider_google.data_google_project import DataGoogleProject
+    from cdktf_cdktf_provider_google import monitoring_alert_policy as alert_structs
+    from cdktf_cdktf_provider_google.monitoring_alert_policy import MonitoringAlertPolicy
+    from cdktf_cdktf_provider_google.monitoring_dashboard import MonitoringDashboard
+    from cdktf_cdktf_provider_google.monitoring_notification_channel import (
+        MonitoringNotificationChannel,
+        MonitoringNotificationChannelSensitiveLabels,
+    )
+    from cdktf_cdktf_provider_google.project_iam_member import ProjectIamMember
+    from cdktf_cdktf_provider_google.provider import GoogleProvider
+    from cdktf_cdktf_provider_google.service_account import ServiceAccount
+    from cdktf_cdktf_provider_google.service_account_iam_member import ServiceAccountIamMember
+    from cdktf_cdktf_provider_google import storage_bucket as bucket_structs
+    from cdktf_cdktf_provider_google.storage_bucket import StorageBucket
+    from cdktf_cdktf_provider_google.storage_bucket_iam_member import (
+        StorageBucketIamMember,
+        StorageBucketIamMemberCondition,
+    )
 
 __all__ = [
+    "BillingBudget",
+    "CloudQuotasQuotaPreference",
+    "CloudQuotasQuotaPreferenceQuotaConfig",
     "ComputeFirewall",
     "ComputeFirewallDeny",
     "ComputeFirewallLogConfig",
@@ -46,45 +109,22 @@ __all__ = [
     "ComputeSubnetworkSecondaryIpRange",
     "ContainerCluster",
     "ContainerNodePool",
-    "GoogleProvider",
-    "ProjectIamMember",
-    "ServiceAccount",
-]
-
-# Struct namespaces for the two largest resources (their nested blocks are many).
-from cdktf_cdktf_provider_google import container_cluster as cluster_structs
-from cdktf_cdktf_provider_google import container_node_pool as pool_structs
-
-__all__ += ["cluster_structs", "pool_structs"]
-
-__all__ += [
-    "BillingBudget",
-    "CloudQuotasQuotaPreference",
-    "CloudQuotasQuotaPreferenceQuotaConfig",
+    "DataGoogleClientConfig",
     "DataGoogleProject",
+    "GoogleProvider",
     "MonitoringAlertPolicy",
     "MonitoringDashboard",
     "MonitoringNotificationChannel",
     "MonitoringNotificationChannelSensitiveLabels",
-    "alert_structs",
-    "budget_structs",
-]
-
-# In-cluster platform (cdk/platform.py): cluster credentials, team identities, checkpoint storage.
-from cdktf_cdktf_provider_google import storage_bucket as bucket_structs  # noqa: E402
-from cdktf_cdktf_provider_google.data_google_client_config import DataGoogleClientConfig  # noqa: E402
-from cdktf_cdktf_provider_google.service_account_iam_member import ServiceAccountIamMember  # noqa: E402
-from cdktf_cdktf_provider_google.storage_bucket import StorageBucket  # noqa: E402
-from cdktf_cdktf_provider_google.storage_bucket_iam_member import (  # noqa: E402
-    StorageBucketIamMember,
-    StorageBucketIamMemberCondition,
-)
-
-__all__ += [
-    "DataGoogleClientConfig",
+    "ProjectIamMember",
+    "ServiceAccount",
     "ServiceAccountIamMember",
     "StorageBucket",
     "StorageBucketIamMember",
     "StorageBucketIamMemberCondition",
+    "alert_structs",
     "bucket_structs",
+    "budget_structs",
+    "cluster_structs",
+    "pool_structs",
 ]
