@@ -1,6 +1,7 @@
 """The cdktf app: every environment in ``config/`` as one stack, built in one process.
 
-``cdktf.json`` runs ``python -m stacks.app``; ``gke-accel synth`` calls ``synth_environments``.
+``cdktf.json`` runs ``python -m stacks.app`` (through the cdktn or the cdktf CLI, see docs/frameworks.md);
+``gke-accel synth`` calls ``synth_environments``.
 """
 
 from __future__ import annotations

@@ -12,6 +12,10 @@ from gke_accel.frameworks import CDKTN
 
 if TYPE_CHECKING or FRAMEWORK is CDKTN:
     from cdktn_provider_google import billing_budget as budget_structs
+    from cdktn_provider_google import container_cluster as cluster_structs
+    from cdktn_provider_google import container_node_pool as pool_structs
+    from cdktn_provider_google import monitoring_alert_policy as alert_structs
+    from cdktn_provider_google import storage_bucket as bucket_structs
     from cdktn_provider_google.billing_budget import BillingBudget
     from cdktn_provider_google.cloud_quotas_quota_preference import (
         CloudQuotasQuotaPreference,
@@ -27,13 +31,10 @@ if TYPE_CHECKING or FRAMEWORK is CDKTN:
         ComputeSubnetworkLogConfig,
         ComputeSubnetworkSecondaryIpRange,
     )
-    from cdktn_provider_google import container_cluster as cluster_structs
     from cdktn_provider_google.container_cluster import ContainerCluster
-    from cdktn_provider_google import container_node_pool as pool_structs
     from cdktn_provider_google.container_node_pool import ContainerNodePool
     from cdktn_provider_google.data_google_client_config import DataGoogleClientConfig
     from cdktn_provider_google.data_google_project import DataGoogleProject
-    from cdktn_provider_google import monitoring_alert_policy as alert_structs
     from cdktn_provider_google.monitoring_alert_policy import MonitoringAlertPolicy
     from cdktn_provider_google.monitoring_dashboard import MonitoringDashboard
     from cdktn_provider_google.monitoring_notification_channel import (
@@ -44,11 +45,14 @@ if TYPE_CHECKING or FRAMEWORK is CDKTN:
     from cdktn_provider_google.provider import GoogleProvider
     from cdktn_provider_google.service_account import ServiceAccount
     from cdktn_provider_google.service_account_iam_member import ServiceAccountIamMember
-    from cdktn_provider_google import storage_bucket as bucket_structs
     from cdktn_provider_google.storage_bucket import StorageBucket
     from cdktn_provider_google.storage_bucket_iam_member import StorageBucketIamMember, StorageBucketIamMemberCondition
 else:
     from cdktf_cdktf_provider_google import billing_budget as budget_structs
+    from cdktf_cdktf_provider_google import container_cluster as cluster_structs
+    from cdktf_cdktf_provider_google import container_node_pool as pool_structs
+    from cdktf_cdktf_provider_google import monitoring_alert_policy as alert_structs
+    from cdktf_cdktf_provider_google import storage_bucket as bucket_structs
     from cdktf_cdktf_provider_google.billing_budget import BillingBudget
     from cdktf_cdktf_provider_google.cloud_quotas_quota_preference import (
         CloudQuotasQuotaPreference,
@@ -68,13 +72,10 @@ else:
         ComputeSubnetworkLogConfig,
         ComputeSubnetworkSecondaryIpRange,
     )
-    from cdktf_cdktf_provider_google import container_cluster as cluster_structs
     from cdktf_cdktf_provider_google.container_cluster import ContainerCluster
-    from cdktf_cdktf_provider_google import container_node_pool as pool_structs
     from cdktf_cdktf_provider_google.container_node_pool import ContainerNodePool
     from cdktf_cdktf_provider_google.data_google_client_config import DataGoogleClientConfig
     from cdktf_cdktf_provider_google.data_google_project import DataGoogleProject
-    from cdktf_cdktf_provider_google import monitoring_alert_policy as alert_structs
     from cdktf_cdktf_provider_google.monitoring_alert_policy import MonitoringAlertPolicy
     from cdktf_cdktf_provider_google.monitoring_dashboard import MonitoringDashboard
     from cdktf_cdktf_provider_google.monitoring_notification_channel import (
@@ -85,7 +86,6 @@ else:
     from cdktf_cdktf_provider_google.provider import GoogleProvider
     from cdktf_cdktf_provider_google.service_account import ServiceAccount
     from cdktf_cdktf_provider_google.service_account_iam_member import ServiceAccountIamMember
-    from cdktf_cdktf_provider_google import storage_bucket as bucket_structs
     from cdktf_cdktf_provider_google.storage_bucket import StorageBucket
     from cdktf_cdktf_provider_google.storage_bucket_iam_member import (
         StorageBucketIamMember,

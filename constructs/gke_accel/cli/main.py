@@ -17,6 +17,7 @@ from gke_accel.cli import cost_view, manifests_view, review_view
 from gke_accel.cli.catalog_view import catalog_text
 from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, add_env_args, selected_plans
 from gke_accel.cli.summary import environment_summary
+from gke_accel.frameworks import FrameworkError
 from gke_accel.model import ConfigError, ConfigIssue
 
 # Subcommand modules that add themselves to the parser (each has ``register(subparsers)``).
@@ -111,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(err.render(), file=sys.stderr)
         return EXIT_CONFIG
+    except FrameworkError as err:
+        print(f"gke-accel: {err}", file=sys.stderr)
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":
