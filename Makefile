@@ -1,6 +1,7 @@
 # gke-accel: every target sets itself up (virtual environment, packages) when needed.
 #   make synth  - validate every environment, synthesize cdktf.out/stacks/<env>, print summaries, policy scan
-#   make test   - the whole test suite
+#   make test   - the whole test suite (without the e2e tier)
+#   make e2e    - the real-Kubernetes tier: builds/reuses the binaries (needs Go), runs pytest -m e2e
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -11,7 +12,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup synth validate scan test lint bench clean cli validate-terraform review setup-other-framework \
+.PHONY: setup synth validate scan test e2e lint bench clean cli validate-terraform review setup-other-framework \
 	test-other-framework
 
 # The default framework is CDK Terrain (cdktn) in .venv. The other one, cdktf 0.21, lives in its own
@@ -56,6 +57,18 @@ $(OTHER_STAMP): pyproject.toml tools/frameworks/requirements.py
 test-other-framework: setup setup-other-framework
 	GKE_ACCEL_FRAMEWORK=$(OTHER_FRAMEWORK) GKE_ACCEL_COMPARE_PYTHON=$(CURDIR)/$(BIN)/python \
 		$(OTHER_VENV)/bin/pytest tests/synth tests/frameworks
+
+# Real-Kubernetes tier (docs/e2e.md): etcd + kube-apiserver + controllers (+ scheduler, kwok) on
+# loopback, and the kubernetes provider 3.2.1 for terraform apply/plan. Binaries are cached in
+# ~/.cache/gke-accel; without Go the build prints SKIP (exit 3) and the tests skip.
+E2E_KUBERNETES_PROVIDER := KUBERNETES_VERSION=3.2.1 KUBERNETES_MODULE_VERSION=v1.13.4-0.20260821094251-3a33fb6cc605
+e2e: setup
+	@tools/k8s/build.sh; rc=$$?; [[ $$rc == 0 || $$rc == 3 ]] || exit $$rc
+	@if command -v go >/dev/null || [[ -x /usr/local/go/bin/go ]]; then \
+	  tools/terraform/install_terraform_shim.sh $(VENV); \
+	  $(E2E_KUBERNETES_PROVIDER) \
+	    tools/terraform/build_providers.sh --only kubernetes; fi
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -m e2e -p no:cacheprovider
 
 lint: setup
 	$(BIN)/ruff check constructs stacks tests benchmarks

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gke_accel.cdk._framework import App
 from gke_accel.model import ConfigError, EnvironmentPlan
-from gke_accel.model.config_files import load_environments
+from gke_accel.model.environment.config_files import load_environments
 from stacks.environment_stack import EnvironmentStack
 
 

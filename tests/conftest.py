@@ -42,7 +42,7 @@ def shipped_stacks(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """All shipped environments synthesized once, as ``cdktf synth`` would write them."""
     from stacks.app import synth_environments
 
-    from gke_accel.model.config_files import load_environments
+    from gke_accel.model.environment.config_files import load_environments
 
     out = tmp_path_factory.mktemp("cdktf.out")
     synth_environments(load_environments(CONFIG_DIR), str(out))

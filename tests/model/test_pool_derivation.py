@@ -78,7 +78,10 @@ def test_spot_pools_are_tainted_and_skip_reservations() -> None:
     ],
 )
 def test_gpu_model_and_count_pick_the_catalog_machine(gpu_name: str, count: int, machine: str) -> None:
-    [pool] = gpu(name="g", gpu=gpu_name, gpus_per_node=count)
+    catalog = load_catalog()
+    accelerator = catalog.gpu_model(gpu_name).accelerator_type  # type: ignore[union-attr]
+    offered = [z for z in catalog.zones.zones_for("gpu", accelerator) if z.startswith(REGION + "-")]
+    [pool] = gpu(name="g", gpu=gpu_name, gpus_per_node=count, zones=tuple(offered[:1]))
     assert pool.machine_type == machine
     assert pool.guest_accelerator is not None and pool.guest_accelerator.count == count
     assert load_catalog().gpu_model(gpu_name).accelerator_type == pool.accelerator  # type: ignore[union-attr]

@@ -115,7 +115,23 @@ RULES = [
     Rule("pool-name", f"{TPU}.name", "v5e-a", "V5E_a", f"{TPU}.name", "not a valid node pool name"),
     Rule("pool-name-unique", f"{GPU}.name", "l4", "v5e", f"{GPU}.name", "already used"),
     Rule("pool-name-system", f"{GPU}.name", "l4", "system", f"{GPU}.name", "already used"),
-    Rule("pool-labels", f"{GPU}.labels", {"team": "nlp"}, {"Team": "x"}, f"{GPU}.labels.Team", "not a valid label key"),
+    Rule(
+        "pool-labels-kubernetes-syntax",
+        f"{GPU}.labels",
+        {"Team": "NLP", "acme.example.com/tier": "gold.1"},
+        {"-team": "x"},
+        f"{GPU}.labels.-team",
+        "not a valid Kubernetes label key",
+    ),
+    Rule(
+        "pool-labels-reserved-prefix",
+        f"{TPU}.labels",
+        {"team": "nlp"},
+        {"gke-accel/pool": "other"},
+        f"{TPU}.labels.gke-accel/pool",
+        "reserves",
+    ),
+    Rule("env-labels-gcp-syntax", "labels", {"env": "dev"}, {"Env": "dev"}, "labels.Env", "not a valid GCP label key"),
     # --- GPU models and machines (G1-G3, N1 limits) ---
     Rule("gpu-model", f"{GPU}.gpu", "h100", "h900", f"{GPU}.gpu", "not a known GPU model", {f"{GPU}.gpus_per_node": 8}),
     Rule("gpu-count", f"{GPU}.gpus_per_node", 2, 3, f"{GPU}.gpus_per_node", "not valid for nvidia-l4"),
@@ -443,7 +459,7 @@ RULES = [
     Rule(
         "maintenance-order",
         "cluster.maintenance",
-        {"start_time": "2025-01-04T03:00:00Z", "end_time": "2025-01-04T07:00:00Z"},
+        {"start_time": "2025-01-04T03:00:00Z", "end_time": "2025-01-04T11:00:00Z"},
         {"start_time": "2025-01-04T03:00:00Z", "end_time": "2025-01-04T01:00:00Z"},
         "cluster.maintenance.end_time",
         "must be after start_time",
@@ -528,7 +544,7 @@ RULES = [
     Rule(
         "gcs-needs-bucket",
         "backend",
-        {"type": "gcs", "bucket": "b"},
+        {"type": "gcs", "bucket": "acme-tf-state"},
         {"type": "gcs"},
         "backend.bucket",
         "is required for a gcs backend",

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
-from gke_accel.model.alerts import ALERT_NAMES, AlertPlan, plan_alerts
-from gke_accel.model.dashboard import dashboard_json
+from gke_accel.model.observability.alerts import ALERT_NAMES, AlertPlan, plan_alerts
+from gke_accel.model.observability.dashboard import dashboard_json
 from helpers import base_config, set_path, to_yaml
 
 CHANNELS = [{"name": "oncall", "type": "email", "address": "oncall@example.com"}]

@@ -12,8 +12,8 @@ from gke_accel.catalog import load_catalog
 from gke_accel.cli.cost_view import synth_section
 from gke_accel.cli.main import main
 from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
-from gke_accel.model.cost import PoolCost, estimate_environment
-from gke_accel.model.quotas import derivation_text, load_quota_catalog, plan_quotas
+from gke_accel.model.observability.cost import PoolCost, estimate_environment
+from gke_accel.model.observability.quotas import derivation_text, load_quota_catalog, plan_quotas
 from helpers import base_config, set_path, to_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,52 +34,55 @@ def pool(plan: EnvironmentPlan, name: str) -> PoolCost:
 
 def test_tpu_pool_is_chips_times_chip_price_spot_as_configured() -> None:
     # dev v5e-dev: v5e 2x2 on ct5lp-hightpu-4t (4 chips/VM), 0-2 VMs, Spot.
-    # max Spot: 2 VMs x 4 chips x 0.21298 $/chip-h x 730 h = 1243.8032
-    # max on-demand: 2 x 4 x 1.20 x 730 = 7008.00
+    # max Spot: 2 VMs x 4 chips x 0.21298 $/chip-h x 730 h = 1243.8032, + 2 boot disks x 100 GB x
+    # 0.10 $/GB-month (pd-balanced) = 20 -> 1263.80; max on-demand: 2 x 4 x 1.20 x 730 + 20 = 7028.00
     c = pool(shipped("dev"), "v5e-dev")
     assert (c.kind, c.consumption, c.nodes_min, c.nodes_max) == ("tpu", "spot", 0, 2)
     assert c.monthly_min == 0.0
-    assert c.monthly_max == 1243.80
-    assert c.monthly_max_spot == 1243.80
-    assert c.monthly_max_on_demand == 7008.00
+    assert c.disk_monthly_per_node == 10.00
+    assert c.monthly_max == 1263.80
+    assert c.monthly_max_spot == 1263.80
+    assert c.monthly_max_on_demand == 7028.00
     assert c.priced and not c.verify
 
 
 def test_accelerator_optimized_gpu_pool_is_the_whole_vm_price() -> None:
-    # dev l4-dev: g2-standard-12 (1 L4), 0-4 nodes, Spot: 4 x 0.5624 x 730 = 1642.208;
-    # on-demand 4 x 1.0004 x 730 = 2921.168
+    # dev l4-dev: g2-standard-12 (1 L4), 0-4 nodes, Spot: 4 x 0.5624 x 730 = 1642.208, + 4 boot disks
+    # x 200 GB x 0.10 = 80 -> 1722.21; on-demand 4 x 1.0004 x 730 + 80 = 3001.168
     c = pool(shipped("dev"), "l4-dev")
     assert c.machine_type == "g2-standard-12"
-    assert c.monthly_max == 1642.21
-    assert c.monthly_max_on_demand == 2921.17
-    assert c.monthly_max_spot == 1642.21
+    assert c.monthly_max == 1722.21
+    assert c.monthly_max_on_demand == 3001.17
+    assert c.monthly_max_spot == 1722.21
 
 
 def test_n1_gpu_pool_is_host_plus_gpus() -> None:
     # prod t4-serve: n1-standard-8 (0.38) + 1 x T4 (0.35) = 0.73 $/h; 2-8 nodes, on-demand.
-    # min 2 x 0.73 x 730 = 1065.80; max 8 x 0.73 x 730 = 4263.20; Spot (0.134 + 0.14) x 8 x 730 = 1600.16
+    # + a 200 GB pd-balanced boot disk per node (20 $/month): min 2 x (0.73 x 730 + 20) = 1105.80;
+    # max 8 x (0.73 x 730 + 20) = 4423.20; Spot 8 x ((0.134 + 0.14) x 730 + 20) = 1760.16
     c = pool(shipped("prod"), "t4-serve")
     assert c.hourly_per_node == 0.73
-    assert (c.monthly_min, c.monthly_max) == (1065.80, 4263.20)
-    assert c.monthly_max_spot == 1600.16
+    assert (c.monthly_min, c.monthly_max) == (1105.80, 4423.20)
+    assert c.monthly_max_spot == 1760.16
 
 
 def test_h100_price_is_flagged_verify() -> None:
-    # a3-highgpu-8g 88.49 $/h x 2 x 730 = 129195.40
+    # a3-highgpu-8g 2 x (88.49 $/h x 730 + 200 GB x 0.10) = 129235.40
     c = pool(shipped("prod"), "h100-train")
-    assert c.monthly_max == 129195.40 and c.verify
+    assert c.monthly_max == 129235.40 and c.verify
 
 
-def test_totals_fee_source_date_and_unpriced_system_pool() -> None:
+def test_totals_fee_source_date_and_the_system_pool_with_its_disks() -> None:
     cost = estimate_environment(shipped("dev"))
     assert cost.cluster_fee_monthly == 73.00  # 0.10 $/h x 730
     assert cost.source_date == load_catalog().prices.source_date == "2026-07-30"
     assert cost.hours_per_month == 730
-    assert cost.total_monthly_min == 73.00
-    assert cost.total_monthly_max == round(73.00 + 1243.80 + 1642.21, 2)
+    # system pool: e2-standard-4 0.134012 $/h x 730 + 100 GB x 0.10 = 107.83 per node, 1-3 nodes
     system = pool(shipped("dev"), "system")
-    assert not system.priced and system.monthly_max is None
-    assert cost.unpriced == ("system (no list price for e2-standard-4 in catalog/prices.yaml)",)
+    assert system.priced and (system.monthly_min, system.monthly_max) == (107.83, 323.49)
+    assert cost.total_monthly_min == round(73.00 + 107.83, 2)
+    assert cost.total_monthly_max == round(73.00 + 323.49 + 1263.80 + 1722.21, 2)
+    assert cost.unpriced == ()
 
 
 def test_to_dict_is_json_with_the_required_keys() -> None:
@@ -189,14 +192,14 @@ def test_quota_catalog_names_known_accelerators_and_sources() -> None:
 def test_cost_command_prints_table_totals_and_source_date(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["cost", "--config-dir", str(CONFIG), "--env", "prod"]) == 0
     out = capsys.readouterr().out
-    assert "t4-serve" in out and "$4,263" in out and "(cluster fee)" in out
-    assert "as of 2026-07-30" in out and "unpriced (left out of the totals): system" in out
+    assert "t4-serve" in out and "$4,423" in out and "(cluster fee)" in out
+    assert "as of 2026-07-30" in out and "unpriced (left out of the totals): system" not in out
 
 
 def test_cost_command_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["cost", "--config-dir", str(CONFIG), "--env", "dev", "--json"]) == 0
     data: dict[str, Any] = json.loads(capsys.readouterr().out)
-    assert data["dev"]["total_monthly_max"] == 2959.01
+    assert data["dev"]["total_monthly_max"] == 3382.50
 
 
 def test_cost_command_bad_config_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -210,4 +213,4 @@ def test_synth_section_shows_alerts_quota_derivation_and_cost_line() -> None:
     text = synth_section(shipped("prod"))
     assert "alerts: gpu_idle (WARNING)" in text and "nodes_not_ready (CRITICAL)" in text
     assert "h100-train 2 nodes x 8 = 16 -> requested" in text
-    assert "cost: $25,667-$158,060/month" in text and "prices of 2026-07-30" in text
+    assert "cost: $25,835-$158,603/month" in text and "prices of 2026-07-30" in text

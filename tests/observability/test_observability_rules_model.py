@@ -322,5 +322,5 @@ def test_a_budget_without_billing_account_names_the_field_and_what_is_valid() ->
     with pytest.raises(ConfigError) as err:
         load_environment_text(to_yaml(data), source="config/x.yaml")
     text = err.value.render()
-    assert "config/x.yaml: budget.billing_account: None is required" in text
+    assert "config/x.yaml: budget.billing_account: null is required" in text
     assert "valid: the account ID" in text

@@ -8,10 +8,12 @@ from typing import Any
 
 import kubernetes_validate
 import pytest
+import yaml
+from server_defaults import as_stored
 
 from gke_accel.cli.main import main
 from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
-from gke_accel.model.k8s_manifests import platform_manifests, quota_key
+from gke_accel.model.platform.manifests import platform_manifests, quota_key
 from helpers import base_config, set_path, to_yaml
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
@@ -75,7 +77,8 @@ def test_priority_classes_let_inference_preempt_and_batch_never() -> None:
     assert classes["inference"]["value"] > classes["training"]["value"] > classes["batch"]["value"]
     assert classes["inference"]["preemptionPolicy"] == "PreemptLowerPriority"
     assert classes["batch"]["preemptionPolicy"] == "Never"
-    assert [n for n, c in classes.items() if c["globalDefault"]] == ["training"]
+    assert [n for n, c in classes.items() if "globalDefault" in c] == ["training"]
+    assert classes["training"]["globalDefault"] is True
 
 
 def test_a_team_restricted_to_some_classes_gets_a_zero_pod_quota_for_the_others() -> None:
@@ -107,7 +110,7 @@ def test_team_identity_access_and_isolation() -> None:
     [limits] = [m for m in by_kind(manifests, "LimitRange") if m["metadata"]["namespace"] == "nlp"]
     container = limits["spec"]["limits"][0]
     assert container["max"] == {"nvidia.com/gpu": "1", "google.com/tpu": "4"}
-    assert "nvidia.com/gpu" not in container["default"]
+    assert container["default"]["nvidia.com/gpu"] == container["defaultRequest"]["nvidia.com/gpu"] == "0"
 
 
 def test_staging_driver_installer_follows_googles_cos_manifest() -> None:
@@ -183,6 +186,66 @@ def test_over_commit_is_a_warning_by_default() -> None:
 def test_manifests_command_writes_yaml_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["manifests", "--config-dir", str(CONFIG), "--env", "staging", "--out", str(tmp_path)]) == 0
     files = sorted(p.name for p in (tmp_path / "staging").iterdir())
-    assert "kube-system.daemonset.nvidia-driver-installer.yaml" in files and "nlp.resourcequota.compute.yaml" in files
+    assert "2-kube-system.daemonset.nvidia-driver-installer.yaml" in files
+    assert "2-nlp.resourcequota.compute.yaml" in files
     assert main(["manifests", "--config-dir", str(CONFIG), "--env", "dev"]) == 0
     assert "kind: PriorityClass" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_manifest_files_in_name_order_create_every_namespace_before_its_objects(env: str, tmp_path: Path) -> None:
+    """``kubectl apply -f <folder>`` reads files in name order; on an empty cluster a namespaced object
+    read before its namespace fails (prod's teams sorted before ``namespace.*`` did)."""
+    (tmp_path / env).mkdir()
+    (tmp_path / env / "old-name.yaml").write_text("stale: true\n")  # left from an earlier run: removed
+    assert main(["manifests", "--config-dir", str(CONFIG), "--env", env, "--out", str(tmp_path)]) == 0
+    created: set[str] = {"kube-system", "default"}
+    seen_kinds = []
+    for path in sorted((tmp_path / env).iterdir()):
+        obj = yaml.safe_load(path.read_text())
+        ns = obj["metadata"].get("namespace")
+        assert ns is None or ns in created, f"{path.name} is applied before namespace {ns}"
+        if obj["kind"] == "Namespace":
+            created.add(obj["metadata"]["name"])
+        seen_kinds.append(obj["kind"])
+    assert seen_kinds[0] == "PriorityClass" and "Namespace" in seen_kinds
+    assert len(seen_kinds) == len(platform_manifests(plan_of(env)))
+
+
+def test_stdout_lists_objects_in_apply_order(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["manifests", "--config-dir", str(CONFIG), "--env", "prod"]) == 0
+    docs = [d for d in yaml.safe_load_all(capsys.readouterr().out) if d]
+    namespaces_at = {d["metadata"]["name"]: i for i, d in enumerate(docs) if d["kind"] == "Namespace"}
+    for i, doc in enumerate(docs):
+        ns = doc["metadata"].get("namespace")
+        if ns in namespaces_at:
+            assert namespaces_at[ns] < i
+    assert max(namespaces_at.values()) < min(i for i, d in enumerate(docs) if d["metadata"].get("namespace"))
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_the_api_server_stores_every_object_as_declared(env: str) -> None:
+    """No server defaulting adds or drops a field: otherwise pods get values nobody declared and every
+    apply or ``terraform plan`` shows a change."""
+    for manifest in platform_manifests(plan_of(env)):
+        assert as_stored(manifest) == manifest, f"{manifest['kind']} {manifest['metadata']['name']}"
+
+
+def test_server_defaulting_would_inject_accelerators_from_a_bare_max() -> None:
+    """The defect the real server showed: ``max`` alone becomes ``default`` and ``defaultRequest``."""
+    bare = {"kind": "LimitRange", "spec": {"limits": [{"type": "Container", "max": {"nvidia.com/gpu": "1"}}]}}
+    stored = as_stored(bare)["spec"]["limits"][0]
+    assert stored["default"] == stored["defaultRequest"] == {"nvidia.com/gpu": "1"}
+    assert as_stored({"kind": "PriorityClass", "globalDefault": False}) == {
+        "kind": "PriorityClass",
+        "preemptionPolicy": "PreemptLowerPriority",
+    }
+
+
+def test_cpu_only_containers_get_zero_accelerators_from_the_limit_range() -> None:
+    [limits] = [
+        m for m in by_kind(platform_manifests(plan_of("dev")), "LimitRange") if m["metadata"]["namespace"] == "nlp"
+    ]
+    container = as_stored(limits)["spec"]["limits"][0]
+    for resource in ("nvidia.com/gpu", "google.com/tpu"):
+        assert container["default"][resource] == container["defaultRequest"][resource] == "0"

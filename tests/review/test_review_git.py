@@ -88,8 +88,17 @@ def test_destructive_change_gates_with_fail_on_destroy(
 def test_unknown_base_ref_is_an_error(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run_cli(repo, monkeypatch, "--base", "origin/no-such-branch") == 1
-    assert "no-such-branch" in capsys.readouterr().err
+    old_comment = repo / "stale.md"
+    old_comment.write_text("<!-- gke-accel-review -->\nan older review\n")
+    assert run_cli(repo, monkeypatch, "--base", "origin/no-such-branch", "--markdown", str(old_comment)) == 1
+    err = capsys.readouterr().err
+    assert (
+        "base ref 'origin/no-such-branch' is not a commit in this clone. Fetch it first "
+        "(git fetch origin no-such-branch)" in err
+    )
+    failure = old_comment.read_text()  # the failure replaces the comment, no stale review stays up
+    assert failure.startswith("<!-- gke-accel-review -->") and "an older review" not in failure
+    assert "the review failed" in failure and "git fetch origin no-such-branch" in failure
 
 
 def test_broken_base_is_reported_not_fatal(repo: Path, tmp_path: Path) -> None:

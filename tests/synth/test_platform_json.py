@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from gke_accel.model import load_environment
-from gke_accel.model.k8s_manifests import platform_manifests
+from gke_accel.model.platform.manifests import platform_manifests
 from helpers import one, resources
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"

@@ -5,6 +5,7 @@
 #
 #   tools/terraform/build_providers.sh            # build missing providers
 #   tools/terraform/build_providers.sh --force    # rebuild both
+#   tools/terraform/build_providers.sh --only kubernetes   # just one (e.g. for the e2e tier)
 #
 # Layout: $MIRROR/registry.terraform.io/hashicorp/<name>/<ver>/linux_amd64/
 #         terraform-provider-<name>_v<ver>
@@ -22,7 +23,11 @@
 # Afterwards run tools/terraform/terraformrc.sh to write the CLI config.
 set -euo pipefail
 
-FORCE=0; [[ "${1:-}" == "--force" ]] && FORCE=1
+FORCE=0; ONLY=
+while [[ $# -gt 0 ]]; do
+  case "$1" in --force) FORCE=1 ;; --only) ONLY="${2:?--only needs google or kubernetes}"; shift ;; *) echo "unknown argument $1" >&2; exit 2 ;; esac
+  shift
+done
 export PATH="$PATH:/usr/local/go/bin"
 command -v go >/dev/null || { echo "build_providers.sh: Go toolchain not found" >&2; exit 1; }
 export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:--buildvcs=false}" GOMAXPROCS="${GOMAXPROCS:-2}"
@@ -71,5 +76,5 @@ build_one() {
   echo "[$name $ver] done in $((SECONDS - t0)) s: $out ($(du -h "$out" | cut -f1))"
 }
 
-for spec in "${SPECS[@]}"; do IFS='|' read -r n v m mv x <<<"$spec"; build_one "$n" "$v" "$m" "$mv" "$x"; done
+for spec in "${SPECS[@]}"; do IFS='|' read -r n v m mv x <<<"$spec"; [[ -z "$ONLY" || "$ONLY" == "$n" ]] || continue; build_one "$n" "$v" "$m" "$mv" "$x"; done
 echo "mirror: $MIRROR"

@@ -7,11 +7,13 @@ from gke_accel.catalog.loader import (
     GpuModel,
     N1Host,
     N1Limit,
+    N1Shapes,
     Price,
     PriceBook,
     TpuGeneration,
     load_catalog,
 )
+from gke_accel.catalog.zone_facts import ZoneFacts, load_zone_facts
 
 __all__ = [
     "Catalog",
@@ -20,8 +22,11 @@ __all__ = [
     "GpuModel",
     "N1Host",
     "N1Limit",
+    "N1Shapes",
     "Price",
     "PriceBook",
     "TpuGeneration",
+    "ZoneFacts",
     "load_catalog",
+    "load_zone_facts",
 ]

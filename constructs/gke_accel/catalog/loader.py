@@ -6,11 +6,13 @@ This module only reads and types the data; the rules that use it live in ``gke_a
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Literal
 
 import yaml
+
+from gke_accel.catalog.zone_facts import ZoneFacts, load_zone_facts
 
 Placement = Literal["compact", "workload_policy"]
 GpuAttach = Literal["fixed", "n1"]
@@ -70,6 +72,18 @@ class N1Host:
 
 
 @dataclass(frozen=True)
+class N1Shapes:
+    """Rules for N1 machine types (predefined families and custom shapes), memory in MB."""
+
+    families: dict[str, tuple[tuple[int, ...], float]]  # family -> (vCPU sizes, MB per vCPU)
+    custom_max_vcpu: int
+    custom_min_mb_per_vcpu: int
+    custom_max_mb_per_vcpu: int
+    custom_memory_step_mb: int
+    custom_max_extended_mb: int
+
+
+@dataclass(frozen=True)
 class N1Limit:
     max_vcpu: int
     max_memory_gb: int
@@ -91,6 +105,7 @@ class PriceBook:
     tpu_per_chip_hour: dict[str, Price]
     machine_per_hour: dict[str, Price]
     n1_gpu_per_hour: dict[str, Price]
+    disk_per_gb_month: dict[str, float] = field(default_factory=dict)  # boot disk type -> USD
 
 
 @dataclass(frozen=True)
@@ -118,7 +133,9 @@ class Catalog:
     gpu_machines: dict[str, GpuMachine]
     n1_limits: dict[str, dict[int, N1Limit]]
     n1_hosts: dict[str, N1Host]
+    n1_shapes: N1Shapes
     n1_default_host: dict[int, str]
+    flex_start_compact_families: tuple[str, ...]  # machine-type prefixes
     sharing_strategies: tuple[str, ...]
     max_shared_clients_per_gpu: int
     driver_versions: tuple[str, ...]
@@ -126,6 +143,7 @@ class Catalog:
     latest_driver_image_types: tuple[str, ...]
     prices: PriceBook
     driver_installer: DriverInstallerFacts
+    zones: ZoneFacts
 
     def gpu_model(self, name: str) -> GpuModel | None:
         """Find a GPU model by accelerator type (``nvidia-l4``) or alias (``l4``), case-insensitively."""
@@ -157,7 +175,7 @@ def _price(raw: dict[str, Any]) -> Price:
     return Price(float(raw["on_demand"]), None if spot is None else float(spot), bool(raw.get("verify", False)))
 
 
-def _tpu_generation(name: str, raw: dict[str, Any], subcube_chips: int) -> TpuGeneration:
+def _tpu_generation(name: str, raw: dict[str, Any], subcube_chips: int, zones: ZoneFacts) -> TpuGeneration:
     max_chips = int(raw["max_chips"]) if "max_chips" in raw else int(raw["max_cubes"]) * subcube_chips
     return TpuGeneration(
         name=name,
@@ -170,7 +188,7 @@ def _tpu_generation(name: str, raw: dict[str, Any], subcube_chips: int) -> TpuGe
         multihost_placement=raw["multihost_placement"],
         name_prefix=raw["name_prefix"],
         name_counts=raw["name_counts"],
-        zones=tuple(raw["zones"]),
+        zones=zones.zones_for("tpu", name),  # every zone a source lists (zones.yaml)
         min_gke_version=str(raw["min_gke_version"]),
     )
 
@@ -183,8 +201,9 @@ def load_catalog() -> Catalog:
     di = _read_yaml("driver_installer.yaml")
     tpu, gpu = acc["tpu"], acc["gpu"]
     cube_chips = 64  # one 4x4x4 cube
+    zones = load_zone_facts()
     return Catalog(
-        tpu_generations={n: _tpu_generation(n, r, cube_chips) for n, r in tpu["generations"].items()},
+        tpu_generations={n: _tpu_generation(n, r, cube_chips, zones) for n, r in tpu["generations"].items()},
         topologies_2d={str(k): tuple(int(c) for c in v) for k, v in tpu["topologies_2d"].items()},
         subcube_topologies_3d=tuple(tpu["subcube_topologies_3d"]),
         single_chip_topology_3d=str(tpu["single_chip_topology_3d"]),
@@ -209,7 +228,19 @@ def load_catalog() -> Catalog:
             for gpu_type, counts in gpu["n1_attachable"].items()
         },
         n1_hosts={n: N1Host(n, int(r["vcpu"]), int(r["memory_gb"])) for n, r in gpu["n1_hosts"].items()},
+        n1_shapes=N1Shapes(
+            families={
+                str(k): (tuple(int(c) for c in v["vcpus"]), float(v["mb_per_vcpu"]))
+                for k, v in gpu["n1_shapes"].items()
+            },
+            custom_max_vcpu=int(gpu["n1_custom"]["max_vcpu"]),
+            custom_min_mb_per_vcpu=int(gpu["n1_custom"]["min_mb_per_vcpu"]),
+            custom_max_mb_per_vcpu=int(gpu["n1_custom"]["max_mb_per_vcpu"]),
+            custom_memory_step_mb=int(gpu["n1_custom"]["memory_step_mb"]),
+            custom_max_extended_mb=int(gpu["n1_custom"]["max_extended_mb"]),
+        ),
         n1_default_host={int(k): str(v) for k, v in gpu["n1_default_host"].items()},
+        flex_start_compact_families=tuple(gpu["flex_start_compact_families"]),
         sharing_strategies=tuple(gpu["sharing_strategies"]),
         max_shared_clients_per_gpu=int(gpu["max_shared_clients_per_gpu"]),
         driver_versions=tuple(gpu["driver_versions"]),
@@ -223,6 +254,7 @@ def load_catalog() -> Catalog:
             tpu_per_chip_hour={k: _price(v) for k, v in pr["tpu_per_chip_hour"].items()},
             machine_per_hour={k: _price(v) for k, v in pr["machine_per_hour"].items()},
             n1_gpu_per_hour={k: _price(v) for k, v in pr["n1_gpu_per_hour"].items()},
+            disk_per_gb_month={str(k): float(v) for k, v in (pr.get("disk_per_gb_month") or {}).items()},
         ),
         driver_installer=DriverInstallerFacts(
             name=str(di["name"]),
@@ -235,4 +267,5 @@ def load_catalog() -> Catalog:
             ubuntu_pinned={str(k): str(v) for k, v in di["ubuntu_pinned"].items()},
             unsupported_models=tuple(di["unsupported_models"]),
         ),
+        zones=zones,
     )

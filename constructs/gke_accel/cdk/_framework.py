@@ -14,9 +14,29 @@ from gke_accel.frameworks import CDKTN, choose
 FRAMEWORK = choose()
 
 if TYPE_CHECKING or FRAMEWORK is CDKTN:
-    from cdktn import App, Fn, GcsBackend, LocalBackend, TerraformOutput, TerraformStack, TerraformVariable, Testing
+    from cdktn import (
+        App,
+        Fn,
+        GcsBackend,
+        LocalBackend,
+        TerraformOutput,
+        TerraformResource,
+        TerraformStack,
+        TerraformVariable,
+        Testing,
+    )
 else:
-    from cdktf import App, Fn, GcsBackend, LocalBackend, TerraformOutput, TerraformStack, TerraformVariable, Testing
+    from cdktf import (
+        App,
+        Fn,
+        GcsBackend,
+        LocalBackend,
+        TerraformOutput,
+        TerraformResource,
+        TerraformStack,
+        TerraformVariable,
+        Testing,
+    )
 
 __all__ = [
     "FRAMEWORK",
@@ -26,6 +46,7 @@ __all__ = [
     "GcsBackend",
     "LocalBackend",
     "TerraformOutput",
+    "TerraformResource",
     "TerraformStack",
     "TerraformVariable",
     "Testing",

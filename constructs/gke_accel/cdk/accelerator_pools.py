@@ -9,10 +9,10 @@ from __future__ import annotations
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk.cluster import GkeCluster
 from gke_accel.cdk.node_pool import AcceleratorNodePool
-from gke_accel.model.gpu_pool import plan_gpu_pool
-from gke_accel.model.node_pool import NodePoolPlan
-from gke_accel.model.spec import GpuPoolSpec, TpuPoolSpec
-from gke_accel.model.tpu_pool import plan_tpu_pool
+from gke_accel.model.pools.gpu_pool import plan_gpu_pool
+from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
+from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 
 
 class _PlannedPools(Construct):

@@ -1,13 +1,13 @@
 """Notification channels and alert policies of one environment, rendered from
-``model/alerts.py`` (which decides what applies, with which filter, severity and channels)."""
+``model/observability/alerts.py`` (which decides what applies, with which filter, severity and channels)."""
 
 from __future__ import annotations
 
 from gke_accel.cdk._framework import Construct, TerraformVariable
 from gke_accel.cdk._providers import MonitoringAlertPolicy, MonitoringNotificationChannel, alert_structs
 from gke_accel.cdk._providers import MonitoringNotificationChannelSensitiveLabels as SensitiveLabels
-from gke_accel.model.alerts import AlertCondition, AlertPlan
-from gke_accel.model.environment import EnvironmentPlan
+from gke_accel.model.environment.plan import EnvironmentPlan
+from gke_accel.model.observability.alerts import AlertCondition, AlertPlan
 
 
 def escape_template(text: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import BillingBudget, DataGoogleProject, budget_structs
-from gke_accel.model.environment import EnvironmentPlan
+from gke_accel.model.environment.plan import EnvironmentPlan
 
 
 def billing_budget(scope: Construct, id: str, *, plan: EnvironmentPlan, channel_ids: dict[str, str]) -> BillingBudget:

@@ -14,9 +14,9 @@ from gke_accel.cdk.network import ClusterNetwork
 from gke_accel.cdk.node_pool import NODE_OAUTH_SCOPES, AcceleratorNodePool
 from gke_accel.cdk.node_service_account import NodeServiceAccount
 from gke_accel.cdk.policy import skip_check
-from gke_accel.model.cluster import ClusterPlan, plan_cluster
-from gke_accel.model.node_pool import NodePoolPlan
-from gke_accel.model.spec import ClusterSpec
+from gke_accel.model.cluster.plan import ClusterPlan, plan_cluster
+from gke_accel.model.cluster.spec import ClusterSpec
+from gke_accel.model.pools.node_pool import NodePoolPlan
 
 
 class GkeCluster(Construct):
@@ -42,7 +42,7 @@ class GkeCluster(Construct):
         self.labels = {**(labels or {}), **spec.labels}
         s = cluster_structs
         network = ClusterNetwork(self, "network", project=project, region=region, name=spec.name, spec=spec.network)
-        nodes_sa = NodeServiceAccount(self, "node-sa", project=project, account_id=f"{spec.name}-nodes"[:30])
+        nodes_sa = NodeServiceAccount(self, "node-sa", project=project, account_id=self.plan.node_service_account_id)
         self.node_service_account: str = nodes_sa.email
         m = spec.maintenance
         nap = spec.auto_provisioning

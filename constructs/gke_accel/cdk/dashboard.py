@@ -1,4 +1,4 @@
-"""The environment's ``google_monitoring_dashboard`` (JSON built by ``model/dashboard.py``)."""
+"""The environment's ``google_monitoring_dashboard`` (JSON built by ``model/observability/dashboard.py``)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import json
 
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import MonitoringDashboard
-from gke_accel.model.dashboard import dashboard_json
-from gke_accel.model.environment import EnvironmentPlan
+from gke_accel.model.environment.plan import EnvironmentPlan
+from gke_accel.model.observability.dashboard import dashboard_json
 
 
 def accelerator_dashboard(scope: Construct, id: str, *, plan: EnvironmentPlan) -> MonitoringDashboard:

@@ -16,7 +16,7 @@ from gke_accel.cdk._providers import (
     ComputeSubnetworkLogConfig,
     ComputeSubnetworkSecondaryIpRange,
 )
-from gke_accel.model.spec import NetworkSpec
+from gke_accel.model.cluster.spec import NetworkSpec
 
 
 class ClusterNetwork(Construct):

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_accel.cdk._framework import Construct
+from gke_accel.cdk._framework import Construct, TerraformResource
 from gke_accel.cdk._providers import ComputeResourcePolicy, ContainerNodePool, pool_structs
 from gke_accel.cdk.policy import skip_check
-from gke_accel.model.node_pool import NodePoolPlan
+from gke_accel.model.pools.node_pool import NodePoolPlan
 
 NODE_OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 
@@ -79,7 +79,7 @@ class AcceleratorNodePool(Construct):
             machine_type=plan.machine_type,
             image_type=plan.image_type,
             disk_size_gb=plan.disk_size_gb,
-            disk_type="pd-balanced",
+            disk_type=plan.disk_type,
             spot=plan.spot or None,
             flex_start=plan.flex_start or None,
             max_run_duration=f"{plan.max_run_duration_seconds}s" if plan.max_run_duration_seconds else None,
@@ -141,6 +141,16 @@ class AcceleratorNodePool(Construct):
             if plan.kind == "gpu"
             else None,
         )
+        shape = plan.slice_shape()
+        if shape is not None:
+            # A change of shape replaces the pool (same name, so an unchanged pool keeps it): a
+            # terraform_data holding the shape, and replace_triggered_by on the pool. Written as an
+            # override because cdktf renders replaceTriggeredBy as "${...}", which Terraform rejects.
+            self.shape = TerraformResource(self, "slice-shape", terraform_resource_type="terraform_data")
+            self.shape.add_override("triggers_replace", shape)
+            self.resource.add_override(
+                "lifecycle.replace_triggered_by", [f"terraform_data.{self.shape.friendly_unique_id}"]
+            )
         if not plan.auto_repair:
             skip_check(
                 self.resource, "CKV_GCP_9", "flex-start and queued-provisioning pools must run without auto-repair"

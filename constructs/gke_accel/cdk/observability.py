@@ -1,6 +1,6 @@
 """Observability: alert policies, notification channels, dashboard, quota preferences and budget
-for one environment. What applies is decided in the model (``model/alerts.py``,
-``model/dashboard.py``, ``model/quotas.py``); this construct only composes the resources."""
+for one environment. What applies is decided in the model (``model/observability/alerts.py``,
+``model/observability/dashboard.py``, ``model/observability/quotas.py``); this construct only composes the resources."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from gke_accel.cdk.budget import billing_budget
 from gke_accel.cdk.cluster import GkeCluster
 from gke_accel.cdk.dashboard import accelerator_dashboard
 from gke_accel.cdk.quota_preferences import QuotaPreferences
-from gke_accel.model.alerts import plan_alerts
-from gke_accel.model.environment import EnvironmentPlan
-from gke_accel.model.observability import quota_contact
+from gke_accel.model.environment.plan import EnvironmentPlan
+from gke_accel.model.observability.alerts import plan_alerts
+from gke_accel.model.observability.rules import quota_contact
 
 
 class Observability(Construct):

@@ -24,9 +24,9 @@ from gke_accel.cdk._providers import (
 from gke_accel.cdk.cluster import GkeCluster
 from gke_accel.cdk.kubernetes_objects import typed_resource
 from gke_accel.cdk.policy import skip_check
-from gke_accel.model.environment import EnvironmentPlan
-from gke_accel.model.k8s_manifests import WORKLOAD_KSA, platform_manifests
-from gke_accel.model.platform import team_namespace, team_service_account_id
+from gke_accel.model.environment.plan import EnvironmentPlan
+from gke_accel.model.platform.manifests import WORKLOAD_KSA, platform_manifests
+from gke_accel.model.platform.rules import team_namespace, team_service_account_id
 
 CHECKPOINT_ROLE = "roles/storage.objectUser"
 

@@ -1,13 +1,13 @@
 """``google_cloud_quotas_quota_preference`` resources for the documented quota IDs that the
-pools' maximum sizes need (``model/quotas.py``). ``terraform destroy`` only forgets a preference:
+pools' maximum sizes need (``model/observability/quotas.py``). ``terraform destroy`` only forgets a preference:
 the granted quota is not reverted (the provider excludes delete)."""
 
 from __future__ import annotations
 
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import CloudQuotasQuotaPreference, CloudQuotasQuotaPreferenceQuotaConfig
-from gke_accel.model.environment import EnvironmentPlan
-from gke_accel.model.quotas import SERVICE, plan_quotas
+from gke_accel.model.environment.plan import EnvironmentPlan
+from gke_accel.model.observability.quotas import SERVICE, plan_quotas
 
 
 class QuotaPreferences(Construct):

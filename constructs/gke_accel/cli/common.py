@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from gke_accel.model import EnvironmentPlan, load_environment
-from gke_accel.model.config_files import load_environments
+from gke_accel.model.environment.config_files import load_environments
 
 EXIT_OK, EXIT_ERROR, EXIT_CONFIG = 0, 1, 2
 

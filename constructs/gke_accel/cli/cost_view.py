@@ -12,9 +12,9 @@ import json
 from gke_accel.cli.common import EXIT_OK, add_env_args, selected_plans
 from gke_accel.cli.tables import render_table
 from gke_accel.model import EnvironmentPlan
-from gke_accel.model.alerts import plan_alerts
-from gke_accel.model.cost import EnvironmentCost, estimate_environment
-from gke_accel.model.quotas import derivation_text
+from gke_accel.model.observability.alerts import plan_alerts
+from gke_accel.model.observability.cost import EnvironmentCost, estimate_environment
+from gke_accel.model.observability.quotas import derivation_text
 
 
 def _usd(value: float | None) -> str:

@@ -27,9 +27,15 @@ SYNTH_SECTIONS = (manifests_view.synth_section, cost_view.synth_section)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
     plans = selected_plans(args)
+    elapsed = time.perf_counter() - started
     for plan in plans:
         print(f"ok  {plan.name}: {len(plan.pools)} accelerator pool(s), source {plan.source}")
+        for warning in plan.warnings:
+            print(f"  warning: {warning}")
+    zones = load_catalog().zones
+    print(f"zone data as of {zones.as_of} (catalog/zones.yaml); validated {len(plans)} in {elapsed:.2f}s")
     return EXIT_OK
 
 

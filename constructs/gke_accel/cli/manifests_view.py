@@ -12,8 +12,8 @@ import yaml
 from gke_accel.cli.common import EXIT_OK, add_env_args, selected_plans
 from gke_accel.cli.tables import render_table
 from gke_accel.model import EnvironmentPlan
-from gke_accel.model.capacity import capacity_rows
-from gke_accel.model.k8s_manifests import platform_manifests
+from gke_accel.model.platform.capacity import capacity_rows
+from gke_accel.model.platform.manifests import platform_manifests
 
 
 def capacity_table(plan: EnvironmentPlan) -> str:
@@ -38,24 +38,38 @@ def synth_section(plan: EnvironmentPlan) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _file_name(manifest: dict[str, object]) -> str:
+def apply_stage(manifest: dict[str, object]) -> int:
+    """0: cluster-scoped objects other than namespaces (priority classes, admission policies);
+    1: namespaces; 2: objects inside a namespace. Applying stage by stage works on an empty cluster."""
+    meta = manifest["metadata"]
+    assert isinstance(meta, dict)
+    if meta.get("namespace"):
+        return 2
+    return 1 if manifest["kind"] == "Namespace" else 0
+
+
+def file_name(manifest: dict[str, object]) -> str:
+    """``<stage>-[<namespace>.]<kind>.<name>.yaml``: ``kubectl apply -f <folder>`` reads files in name
+    order, so the stage prefix creates namespaces before the objects in them."""
     meta = manifest["metadata"]
     assert isinstance(meta, dict)
     ns = meta.get("namespace")
-    return f"{ns + '.' if ns else ''}{str(manifest['kind']).lower()}.{meta['name']}.yaml"
+    return f"{apply_stage(manifest)}-{ns + '.' if ns else ''}{str(manifest['kind']).lower()}.{meta['name']}.yaml"
 
 
 def cmd_manifests(args: argparse.Namespace) -> int:
     for plan in selected_plans(args):
-        manifests = platform_manifests(plan)
+        manifests = sorted(platform_manifests(plan), key=apply_stage)
         if args.out is None:
             sys.stdout.write(f"# environment: {plan.name}\n")
             sys.stdout.write(yaml.safe_dump_all(manifests, sort_keys=False))
             continue
         folder = Path(args.out) / plan.name
         folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.glob("*.yaml"):  # objects removed from the config must not linger
+            stale.unlink()
         for manifest in manifests:
-            (folder / _file_name(manifest)).write_text(yaml.safe_dump(manifest, sort_keys=False))
+            (folder / file_name(manifest)).write_text(yaml.safe_dump(manifest, sort_keys=False))
         print(f"{plan.name}: wrote {len(manifests)} manifests to {folder}")
     return EXIT_OK
 
@@ -63,5 +77,9 @@ def cmd_manifests(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("manifests", help="write the platform's Kubernetes objects as YAML (no provider bindings)")
     add_env_args(p)
-    p.add_argument("--out", help="folder to write <env>/<object>.yaml files to (default: print to stdout)")
+    p.add_argument(
+        "--out",
+        help="folder to write <env>/<object>.yaml files to, named so `kubectl apply -f <env>/` works on an "
+        "empty cluster (default: print to stdout, in apply order)",
+    )
     p.set_defaults(func=cmd_manifests)

@@ -16,7 +16,7 @@ from gke_accel.review.model import EXIT_ERROR
 def cmd_review(args: argparse.Namespace) -> int:
     from gke_accel.review.compare import review_git
     from gke_accel.review.git_base import BaseError
-    from gke_accel.review.render import to_json, to_markdown
+    from gke_accel.review.render import failure_markdown, to_json, to_markdown
 
     try:
         review = review_git(
@@ -29,6 +29,8 @@ def cmd_review(args: argparse.Namespace) -> int:
         )
     except BaseError as err:
         print(f"review: {err}", file=sys.stderr)
+        if args.markdown:  # replaces an older review comment instead of leaving it standing
+            Path(args.markdown).write_text(failure_markdown(str(err), base_ref=args.base), encoding="utf-8")
         return EXIT_ERROR
     markdown = to_markdown(review)
     if args.markdown:

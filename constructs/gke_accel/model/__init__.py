@@ -4,27 +4,24 @@ Nothing here imports jsii, cdktf or the provider bindings, so it loads and tests
 and the CLI's ``validate`` uses it alone.
 """
 
-from gke_accel.model.cluster import ClusterPlan, plan_cluster
-from gke_accel.model.environment import EnvironmentPlan, load_environment, load_environment_text, plan_environment
-from gke_accel.model.errors import ConfigError, ConfigIssue
-from gke_accel.model.gpu_pool import plan_gpu_pool
-from gke_accel.model.node_pool import NodePoolPlan
-from gke_accel.model.spec import (
+from gke_accel.model.cluster.plan import ClusterPlan, plan_cluster
+from gke_accel.model.cluster.spec import (
     AuthorizedNetwork,
     AutoProvisioningSpec,
-    BackendSpec,
     ClusterSpec,
-    ConsumptionSpec,
-    EnvironmentSpec,
-    GpuPoolSpec,
-    GpuSharingSpec,
     MaintenanceExclusion,
     MaintenanceSpec,
     NetworkSpec,
     SystemPoolSpec,
-    TpuPoolSpec,
 )
-from gke_accel.model.tpu_pool import plan_tpu_pool
+from gke_accel.model.core.errors import ConfigError, ConfigIssue
+from gke_accel.model.environment.load import load_environment, load_environment_text, plan_environment
+from gke_accel.model.environment.plan import EnvironmentPlan
+from gke_accel.model.environment.spec import BackendSpec, EnvironmentSpec
+from gke_accel.model.pools.gpu_pool import plan_gpu_pool
+from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.pools.spec import ConsumptionSpec, GpuPoolSpec, GpuSharingSpec, TpuPoolSpec
+from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 
 __all__ = [
     "AuthorizedNetwork",

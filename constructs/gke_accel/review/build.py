@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .facts import environment_facts, facts_from_dict, facts_to_dict
+from .facts import environment_facts, facts_from_dict, facts_to_dict, model_attr
 from .model import EnvironmentFacts
 
 
@@ -37,7 +37,10 @@ def synth_side(config_dir: Path, outdir: Path, names: list[str] | None = None) -
     from stacks.app import synth_environments
 
     from gke_accel.model import ConfigError
-    from gke_accel.model.config_files import load_environments
+
+    load_environments = model_attr(
+        "load_environments", "gke_accel.model.environment.config_files", "gke_accel.model.config_files"
+    )
 
     files = sorted(p.stem for p in Path(config_dir).glob("*.yaml"))
     wanted = [n for n in (names or files) if n in files]

@@ -7,10 +7,15 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from .blocks import diff_blocks
 from .build import SideResult, synth_current
 from .diff import diff_stack
 from .git_base import BaseError, git, resolve, synth_base, worktree
-from .model import PolicyChange, Review, StackReview
+from .model import Review, StackReview
+from .safety import safety_items
+from .scans import add_policy, start_scan
+
+__all__ = ["add_policy", "compare_sides", "review_config_dirs", "review_git"]
 
 
 def compare_sides(base: SideResult, head: SideResult, *, base_ref: str, head_ref: str) -> Review:
@@ -38,6 +43,8 @@ def compare_sides(base: SideResult, head: SideResult, *, base_ref: str, head_ref
         before, after = base.stacks.get(env), head.stacks.get(env)
         changes = diff_stack(before, after, tpu_machine_types=tpu)
         stack = StackReview(env, "unchanged", changes, base.facts.get(env), head.facts.get(env))
+        stack.blocks = diff_blocks(before, after)
+        stack.safety = safety_items(changes, stack.blocks, before, after)
         if before is None:
             stack.status = "added"
         elif after is None:
@@ -46,38 +53,6 @@ def compare_sides(base: SideResult, head: SideResult, *, base_ref: str, head_ref
             stack.status = "changed"
         review.stacks.append(stack)
     return review
-
-
-def add_policy(review: Review, base: SideResult, head: SideResult) -> None:
-    """Run checkov on both sides (in parallel) and record the findings new in the head and those resolved."""
-    from gke_accel.policy import scan_stacks
-
-    def scan(side: SideResult) -> set[PolicyChange]:
-        if not side.stacks:
-            return set()
-        report = scan_stacks(side.stacks_dir)
-        return {PolicyChange(f.stack, f.check_id, f.resource, f.title) for f in report.failed}
-
-    try:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            base_future, head_future = pool.submit(scan, base), pool.submit(scan, head)
-            old, new = base_future.result(), head_future.result()
-    except Exception as exc:  # checkov missing or failing: say so, do not hide the rest of the review
-        review.notes.append(f"policy scan unavailable: {exc}")
-        return
-    review.policy_checked = True
-
-    def key(f: PolicyChange) -> tuple[str, str, str]:
-        return (f.stack, f.check_id, f.resource)
-
-    old_keys, new_keys = {key(f) for f in old}, {key(f) for f in new}
-    by_stack = {s.name: s for s in review.stacks}
-    for finding in sorted(new, key=key):
-        if key(finding) not in old_keys and finding.stack in by_stack:
-            by_stack[finding.stack].new_findings.append(finding)
-    for finding in sorted(old, key=key):
-        if key(finding) not in new_keys and finding.stack in by_stack:
-            by_stack[finding.stack].resolved_findings.append(finding)
 
 
 def review_config_dirs(
@@ -118,6 +93,9 @@ def review_git(
         shutil.rmtree(outdir / "stacks", ignore_errors=True)
     head = synth_current("head", head_config, outdir, names)
     scratch = Path(tempfile.mkdtemp(prefix="gke-accel-review-out-"))
+    pool = ThreadPoolExecutor(max_workers=1)
+    # checkov on the head runs while the base is synthesized (a subprocess: it overlaps for real)
+    head_scan = start_scan(pool, head, scratch / "scan") if policy else None
     try:
         with worktree(repo, commit) as root:
             base, notes = synth_base(
@@ -131,7 +109,8 @@ def review_git(
         )
         review.notes[:0] = notes or [f"base synthesized {base.method}"]
         if policy:
-            add_policy(review, base, head)
+            add_policy(review, base, head, head_scan=head_scan)
         return review
     finally:
+        pool.shutdown(wait=True)
         shutil.rmtree(scratch, ignore_errors=True)

@@ -2,20 +2,50 @@
 
 Resources are keyed by ``<type>.<logical id>`` (stable for the same construct path). Attribute paths
 are flattened (``node_config.guest_accelerator[0].count``); the ``//`` metadata blocks are ignored
-except for the checkov skips recorded in them.
+except for the checkov skips recorded in them. Attributes the provider declares as sets compare as
+sets (reordering is no change); meta-arguments are not attributes, but a ``replace_triggered_by``
+reference to a changed resource replaces the resource, as Terraform does.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .model import Action, AttributeChange, ResourceChange
-from .rules import ReplaceRules, load_rules
+from .rules import ReplaceRules, load_rules, normalize
 
 META_KEY = "//"
 SKIP_KEY = "checkov_skip"
+META_ARGUMENTS = ("lifecycle", "depends_on")  # Terraform plans nothing for a change of these alone
 _ABSENT = object()
+_REFERENCE = re.compile(r"^(?:\$\{)?([A-Za-z0-9_]+\.[A-Za-z0-9_-]+)\}?$")
+
+
+def canonical(value: Any, sets: frozenset[str], path: str = "") -> Any:
+    """``value`` with every set attribute (``sets``: paths without indexes) in a fixed order."""
+    if isinstance(value, Mapping):
+        return {k: canonical(v, sets, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        items = [canonical(v, sets, f"{path}[{i}]") for i, v in enumerate(value)]
+        if normalize(path) in sets:
+            items.sort(key=lambda v: json.dumps(v, sort_keys=True))
+        return items
+    return value
+
+
+def _attributes(body: Mapping[str, Any], sets: frozenset[str]) -> dict[str, Any]:
+    attributes: dict[str, Any] = canonical({k: v for k, v in body.items() if k not in META_ARGUMENTS}, sets)
+    return attributes
+
+
+def replace_triggers(body: Mapping[str, Any] | None) -> list[str]:
+    """The resource addresses in ``lifecycle.replace_triggered_by`` (``terraform_data.x``)."""
+    lifecycle = (body or {}).get("lifecycle") or {}
+    refs = lifecycle.get("replace_triggered_by") or [] if isinstance(lifecycle, Mapping) else []
+    return [m.group(1) for m in (_REFERENCE.match(str(r)) for r in refs) if m]
 
 
 def flatten(value: Any, prefix: str = "") -> tuple[dict[str, Any], dict[str, int]]:
@@ -48,18 +78,16 @@ def attribute_changes(
 ) -> list[AttributeChange]:
     """Every changed leaf, plus every block added or removed, with what the change does
     (``tpu``: the resource is a TPU slice pool on either side)."""
-    old_leaves, old_blocks = flatten(before)
-    new_leaves, new_blocks = flatten(after)
+    sets = rules.sets(rtype)
+    old_leaves, old_blocks = flatten(_attributes(before, sets))
+    new_leaves, new_blocks = flatten(_attributes(after, sets))
     changes: dict[str, AttributeChange] = {}
     for path in sorted(old_leaves.keys() | new_leaves.keys()):
         old, new = old_leaves.get(path, _ABSENT), new_leaves.get(path, _ABSENT)
         if old != new:
-            changes[path] = AttributeChange(
-                path,
-                None if old is _ABSENT else old,
-                None if new is _ABSENT else new,
-                rules.effect(rtype, path, tpu=tpu),
-            )
+            a, b = None if old is _ABSENT else old, None if new is _ABSENT else new
+            effect = rules.effect(rtype, path, tpu=tpu) or rules.zone_effect(rtype, path, a, b)
+            changes[path] = AttributeChange(path, a, b, effect)
     for path in sorted(old_blocks.keys() | new_blocks.keys()):
         old_n, new_n = old_blocks.get(path, 0), new_blocks.get(path, 0)
         if old_n != new_n:  # a block added or removed: the SDK's element-count ForceNew
@@ -157,7 +185,45 @@ def diff_stack(
                 skips_removed=skips_removed,
             )
         )
-    return _pair_renamed_constructs(changes, old, new, rules, tpu_machines)
+    return _apply_replace_triggers(
+        _pair_renamed_constructs(changes, old, new, rules, tpu_machines), new, rules, tpu_machines
+    )
+
+
+def _apply_replace_triggers(
+    changes: list[ResourceChange],
+    new: dict[tuple[str, str], Mapping[str, Any]],
+    rules: ReplaceRules,
+    tpu_machines: tuple[str, ...],
+) -> list[ResourceChange]:
+    """A resource whose ``replace_triggered_by`` names a resource that is updated or replaced is
+    replaced too (Terraform decides it from the referenced resource's planned action)."""
+    by_address = {c.address: c for c in changes}
+    for (rtype, logical_id), body in sorted(new.items()):
+        address = f"{rtype}.{logical_id}"
+        causes = [
+            r for r in replace_triggers(body) if r in by_address and by_address[r].action in ("update", "replace")
+        ]
+        own = by_address.get(address)
+        if not causes or (own is not None and own.action in ("create", "delete")):
+            continue
+        trigger = tuple(
+            AttributeChange(f"lifecycle.replace_triggered_by[{r}]", None, None, "replace_trigger") for r in causes
+        )
+        base = own or ResourceChange(rtype, logical_id, "update", name=str(body.get("name", "")))
+        by_address[address] = ResourceChange(
+            rtype,
+            logical_id,
+            "replace",
+            name=base.name,
+            attributes=trigger + base.attributes,
+            accelerator_pool=base.accelerator_pool
+            or (rtype == "google_container_node_pool" and is_accelerator_pool(body, tpu_machines, rules)),
+            previous_logical_id=base.previous_logical_id,
+            skips_added=base.skips_added,
+            skips_removed=base.skips_removed,
+        )
+    return sorted(by_address.values(), key=lambda c: c.address)
 
 
 def _pair_renamed_constructs(

@@ -2,16 +2,29 @@
 
 Imports are lazy on purpose: when the base revision is synthesized in-process, ``gke_accel.model``
 is the BASE's model, so "before" is computed by the base's own code. The team-quota table
-(``gke_accel.model.capacity``) and the cost model (``gke_accel.model.cost``) are optional: without
-them the review shows pool capacity only, and no cost.
+(``capacity_rows``) and the cost model (``estimate_environment``) are optional: without them the
+review shows pool capacity only, and no cost. Module paths changed when ``model/`` got subpackages,
+so each name is looked up at its current path first, then at its path in older revisions.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
 from .model import CapacityLine, EnvironmentFacts
+
+
+def model_attr(name: str, *modules: str) -> Any:
+    """``name`` from the first of ``modules`` (current path first, older revisions' paths after) that
+    has it; None when no revision's layout has it."""
+    for module in modules:
+        try:
+            return getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            continue
+    return None
 
 
 def _pool_capacity(plan: Any) -> list[CapacityLine]:
@@ -25,9 +38,8 @@ def _pool_capacity(plan: Any) -> list[CapacityLine]:
 
 
 def _capacity_rows() -> Callable[[Any], Any] | None:
-    try:  # absent in revisions older than the team-quota work
-        from gke_accel.model.capacity import capacity_rows
-    except ImportError:
+    capacity_rows = model_attr("capacity_rows", "gke_accel.model.platform.capacity", "gke_accel.model.capacity")
+    if capacity_rows is None:  # absent in revisions older than the team-quota work
         return None
 
     def rows(plan: Any) -> Any:
@@ -37,11 +49,9 @@ def _capacity_rows() -> Callable[[Any], Any] | None:
 
 
 def _estimate() -> Callable[[Any], Any] | None:
-    try:
-        from gke_accel.model.cost import estimate_environment
-    except ImportError:
-        return None
-    estimate: Callable[[Any], Any] = estimate_environment
+    estimate: Callable[[Any], Any] | None = model_attr(
+        "estimate_environment", "gke_accel.model.observability.cost", "gke_accel.model.cost"
+    )
     return estimate
 
 

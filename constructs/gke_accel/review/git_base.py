@@ -39,7 +39,20 @@ def git(repo: Path, *args: str) -> str:
 
 def resolve(repo: Path, ref: str) -> str:
     """The commit a ref names, or BaseError (e.g. origin/main in a clone that only fetched the PR)."""
-    return git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0 or not proc.stdout.strip():
+        remote, _, branch = ref.partition("/")
+        fetch = f"git fetch {remote} {branch}" if branch else f"git fetch origin {ref}"
+        raise BaseError(
+            f"base ref '{ref}' is not a commit in this clone. Fetch it first ({fetch}); in GitHub Actions, "
+            "check out with `fetch-depth: 0`."
+        )
+    return proc.stdout.strip()
 
 
 @contextmanager

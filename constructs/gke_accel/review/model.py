@@ -23,11 +23,11 @@ class AttributeChange:
     path: str  # "node_config.machine_type", "node_config.guest_accelerator[0].count"
     before: Any  # None when absent
     after: Any
-    effect: str | None = None  # "force_new" | "identity" | "not_updatable" | "recreates_nodes" | None
+    effect: str | None = None  # see rules.Effect; None is an ordinary in-place update
 
     @property
     def forces_replacement(self) -> bool:
-        return self.effect in ("force_new", "identity", "not_updatable")
+        return self.effect in ("force_new", "identity", "not_updatable", "replace_trigger")
 
 
 @dataclass(frozen=True)
@@ -48,9 +48,19 @@ class ResourceChange:
         return f"{self.rtype}.{self.logical_id}"
 
     @property
+    def removes_nodes(self) -> bool:
+        """Updated in place, but the nodes in a zone taken out of the pool are deleted."""
+        return self.action == "update" and any(a.effect == "removes_nodes" for a in self.attributes)
+
+    @property
     def destructive(self) -> bool:
-        """Destroys something: a delete, a replace, or recreating every node of an accelerator pool."""
-        return self.action in ("delete", "replace") or (self.recreates_nodes and self.accelerator_pool)
+        """Destroys something: a delete, a replace, recreating every node of an accelerator pool, or
+        removing a zone (and its nodes) from one. ``terraform_data`` holds no infrastructure."""
+        if self.rtype == "terraform_data":
+            return False
+        if self.action in ("delete", "replace"):
+            return True
+        return self.accelerator_pool and (self.recreates_nodes or self.removes_nodes)
 
     @property
     def replaced_by(self) -> list[AttributeChange]:
@@ -62,6 +72,8 @@ class ResourceChange:
         if self.rtype == "google_container_cluster" and self.action in ("delete", "replace"):
             verb = "destroyed" if self.action == "delete" else "recreated"
             return f"the cluster is {verb}: every node pool and every workload on it goes with it"
+        if self.rtype == "google_container_node_pool" and self.removes_nodes:
+            return "the nodes in the removed zone(s) are deleted; the other zones keep theirs"
         if self.rtype == "google_container_node_pool" and self.destructive:
             if self.accelerator_pool:
                 return "accelerator pool: the jobs on it lose their nodes"
@@ -70,6 +82,34 @@ class ResourceChange:
         if self.recreates_nodes:
             return "every node is drained and recreated (node upgrade)"
         return ""
+
+
+@dataclass(frozen=True)
+class BlockChange:
+    """A top-level block other than ``resource``: the backend, a provider configuration, a variable,
+    an output, a data source, locals or the provider requirements."""
+
+    kind: str  # backend | provider | required_providers | variable | output | data | locals
+    name: str
+    action: Action  # create | update | delete
+    attributes: tuple[AttributeChange, ...] = ()
+    high_risk: bool = False
+    explanation: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} `{self.name}`" if self.name else self.kind
+
+
+@dataclass(frozen=True)
+class SafetyItem:
+    """A change that loses data or protection, or that Terraform will refuse: one sentence on the
+    consequence and one on what to do instead."""
+
+    kind: str  # deletion-protection-off | namespace-removed | bucket-replaced | cluster-refused | ...
+    subject: str  # what it is about, for people
+    consequence: str
+    instead: str
 
 
 @dataclass(frozen=True)
@@ -94,7 +134,7 @@ class EnvironmentFacts:
     """What the model says about one environment at one revision."""
 
     capacity: tuple[CapacityLine, ...] = ()
-    quotas_known: bool = False  # gke_accel.model.capacity was importable
+    quotas_known: bool = False  # gke_accel.model.platform.capacity was importable
     cost: dict[str, Any] | None = None  # EnvironmentCost.to_dict(), when the cost model exists
     notes: tuple[str, ...] = ()  # an optional model that failed
 
@@ -117,6 +157,8 @@ class StackReview:
     new_findings: list[PolicyChange] = field(default_factory=list)
     resolved_findings: list[PolicyChange] = field(default_factory=list)
     error: str = ""  # why this stack could not be compared (broken base or head config)
+    blocks: list[BlockChange] = field(default_factory=list)  # backend, providers, variables, outputs, data
+    safety: list[SafetyItem] = field(default_factory=list)
 
     def count(self, action: Action) -> int:
         return sum(1 for c in self.changes if c.action == action)
@@ -131,7 +173,12 @@ class StackReview:
 
     @property
     def has_changes(self) -> bool:
-        return bool(self.changes) or self.facts_changed or self.status in ("added", "removed", "error")
+        return (
+            bool(self.changes)
+            or bool(self.blocks)
+            or self.facts_changed
+            or self.status in ("added", "removed", "error")
+        )
 
     def ordered_changes(self) -> list[ResourceChange]:
         return sorted(self.changes, key=lambda c: (not c.destructive, ACTION_ORDER[c.action], c.address))
@@ -154,10 +201,15 @@ class Review:
     def destructive(self) -> list[tuple[str, ResourceChange]]:
         return [(s.name, c) for s in self.stacks for c in s.destructive]
 
+    @property
+    def safety(self) -> list[tuple[str, SafetyItem]]:
+        return [(s.name, item) for s in self.stacks for item in s.safety]
+
     def exit_code(self, *, fail_on_destroy: bool = False) -> int:
-        """0 no changes, 2 changes, 1 error; 3 destructive changes with ``fail_on_destroy``."""
+        """0 no changes, 2 changes, 1 error; 3 with ``fail_on_destroy`` when something is destroyed
+        or a safety item applies (protection off, data at risk, state or provider target moves)."""
         if self.errors:
             return EXIT_ERROR
-        if fail_on_destroy and self.destructive:
+        if fail_on_destroy and (self.destructive or self.safety):
             return EXIT_DESTRUCTIVE
         return EXIT_CHANGES if self.has_changes else EXIT_NO_CHANGES

@@ -6,16 +6,24 @@ import json
 from typing import Any
 
 from .facts import facts_to_dict
-from .model import AttributeChange, CapacityLine, EnvironmentFacts, ResourceChange, Review, StackReview
+from .model import AttributeChange, BlockChange, ResourceChange, Review, StackReview
+from .tables import capacity_section, cost_section
 
 MARKER = "<!-- gke-accel-review -->"  # lets CI find and update its own comment
 MAX_VALUE = 80
+COMMENT_LIMIT = 65_536  # GitHub's limit on a comment body, in characters
+FOLD_OVER = 10  # change lists longer than this are folded
+# (change lines per group, attribute rows per stack) at each level of detail; None = all
+_LEVELS: tuple[tuple[int | None, int | None], ...] = ((None, None), (40, 150), (15, 0), (0, 0))
 
 _EFFECT_LABEL = {
     "force_new": "forces replacement",
     "identity": "identity: forces replacement",
     "not_updatable": "cannot change in place: replace",
     "recreates_nodes": "recreates every node",
+    "replace_trigger": "replace trigger: forces replacement",
+    "adds_nodes": "in place: adds the new zones' nodes, keeps the others",
+    "removes_nodes": "deletes the nodes in the removed zones",
 }
 _STATUS_LABEL = {"added": " (new stack)", "removed": " (stack removed)", "error": " (cannot compare)"}
 
@@ -33,9 +41,18 @@ def summary_line(stack: StackReview) -> str:
     )
     if stack.destructive:
         line += f" ({len(stack.destructive)} destructive)"
-    if not stack.changes and stack.facts_changed:
+    if stack.blocks:
+        risky = sum(1 for b in stack.blocks if b.high_risk)
+        line += f"; {_plural(len(stack.blocks), 'other block')} changed" + (f" ({risky} high-risk)" if risky else "")
+    if stack.safety:
+        line += f"; {_plural(len(stack.safety), 'safety warning')}"
+    if not stack.changes and not stack.blocks and stack.facts_changed:
         line += " (capacity, quota or cost figures change)"
     return line
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def summary_lines(review: Review) -> list[str]:
@@ -81,13 +98,15 @@ def _change_line(change: ResourceChange) -> str:
     return line
 
 
-def _attribute_table(changes: list[ResourceChange]) -> list[str]:
+def _attribute_table(changes: list[ResourceChange], limit: int | None = None) -> list[str]:
     rows: list[tuple[ResourceChange, AttributeChange]] = [(c, a) for c in changes for a in c.attributes]
-    if not rows:
+    if not rows or limit == 0:
         return []
+    total = len(rows)
+    rows = rows if limit is None else rows[:limit]
     out = [
         "",
-        f"<details><summary>Attribute changes ({len(rows)})</summary>",
+        f"<details><summary>Attribute changes ({total})</summary>",
         "",
         "| resource | attribute | before | after | effect |",
         "|---|---|---|---|---|",
@@ -98,91 +117,9 @@ def _attribute_table(changes: list[ResourceChange]) -> list[str]:
             f"| `{change.logical_id}` | `{attr.path}` | {before} | {after} "
             f"| {_EFFECT_LABEL.get(attr.effect or '', 'in place')} |"
         )
+    if len(rows) < total:
+        out.append(f"| … | {total - len(rows)} more rows in the JSON review | | | |")
     out += ["", "</details>"]
-    return out
-
-
-def _range(low: int, high: int) -> str:
-    return f"{low}" if low == high else f"{low}-{high}"
-
-
-def _capacity_section(before: EnvironmentFacts | None, after: EnvironmentFacts | None) -> list[str]:
-    old = {c.key: c for c in (before.capacity if before else ())}
-    new = {c.key: c for c in (after.capacity if after else ())}
-    if not old and not new:
-        return []
-    out = [
-        "",
-        "**Accelerator capacity** (chips or GPUs at the pools' min-max size)",
-        "",
-        "| accelerator | resource | before | after |",
-        "|---|---|---|---|",
-    ]
-    for key in sorted(old.keys() | new.keys()):
-        a, b = old.get(key), new.get(key)
-        mark = "" if (a and b and (a.chips_min, a.chips_max) == (b.chips_min, b.chips_max)) else " **changed**"
-        out.append(
-            f"| {key[1]} | {key[0]} | {_range(a.chips_min, a.chips_max) if a else '-'} "
-            f"| {_range(b.chips_min, b.chips_max) if b else '-'}{mark} |"
-        )
-    quotas_known = bool((before and before.quotas_known) or (after and after.quotas_known))
-    if quotas_known:
-        out += _quota_section(old, new)
-    return out
-
-
-def _quota_section(old: dict[tuple[str, str], CapacityLine], new: dict[tuple[str, str], CapacityLine]) -> list[str]:
-    rows: list[str] = []
-    warnings: list[str] = []
-    for key in sorted(old.keys() | new.keys()):
-        a, b = old.get(key), new.get(key)
-        teams = sorted(set(a.team_quotas if a else {}) | set(b.team_quotas if b else {}))
-        for team in teams:
-            qa = a.team_quotas.get(team) if a else None
-            qb = b.team_quotas.get(team) if b else None
-            mark = " **changed**" if qa != qb else ""
-            rows.append(f"| {key[1]} | {team} | {'-' if qa is None else qa} | {'-' if qb is None else qb}{mark} |")
-        if b is not None and b.over_committed:
-            was = " (already before)" if a is not None and a.over_committed else " (new in this change)"
-            warnings.append(
-                f"- ⚠ {key[1]}: team quotas total {b.quota_total} exceed the pools' maximum {b.chips_max}{was}"
-            )
-        elif a is not None and a.over_committed:
-            warnings.append(f"- {key[1]}: no longer over-committed (quotas {b.quota_total if b else 0})")
-    out = ["", "**Team quotas** (requested chips or GPUs)", ""]
-    if not rows:
-        return [*out, "No team quotas."]
-    out += ["| accelerator | team | before | after |", "|---|---|---|---|", *rows]
-    out += ["", *warnings] if warnings else ["", "Pool capacity covers every team quota."]
-    return out
-
-
-def _money(value: float) -> str:
-    return f"${value:,.0f}"
-
-
-def _delta(value: float) -> str:
-    return ("+" if value > 0 else "-" if value < 0 else "±") + _money(abs(value))
-
-
-def _cost_section(before: EnvironmentFacts | None, after: EnvironmentFacts | None) -> list[str]:
-    old = before.cost if before else None
-    new = after.cost if after else None
-    if old is None and new is None:
-        return []
-    source = (new or old or {}).get("source_date", "")
-    out = [
-        "",
-        f"**Monthly cost** (USD, list prices{' as of ' + source if source else ''})",
-        "",
-        "| | before | after | delta |",
-        "|---|---|---|---|",
-    ]
-    for label, field in (("at min size", "total_monthly_min"), ("at max size", "total_monthly_max")):
-        a = float(old[field]) if old else 0.0
-        b = float(new[field]) if new else 0.0
-        delta = _delta(b - a) if old and new else "n/a"
-        out.append(f"| {label} | {_money(a) if old else '-'} | {_money(b) if new else '-'} | {delta} |")
     return out
 
 
@@ -197,45 +134,108 @@ def _policy_section(stack: StackReview, checked: bool) -> list[str]:
     return out
 
 
-def stack_markdown(stack: StackReview, *, policy_checked: bool) -> list[str]:
+def _group(title: str, changes: list[ResourceChange], limit: int | None, *, fold: bool) -> list[str]:
+    """One list of changes: folded when long, cut to ``limit`` lines when the comment must shrink."""
+    if not changes:
+        return []
+    shown = changes if limit is None else changes[:limit]
+    lines = [_change_line(c) for c in shown]
+    if len(shown) < len(changes):
+        lines.append(f"- … {len(changes) - len(shown)} more (see the JSON review)")
+    if fold and len(changes) > FOLD_OVER:
+        return ["", f"<details><summary><b>{title}</b> ({len(changes)})</summary>", "", *lines, "", "</details>"]
+    return ["", f"**{title}**", "", *lines]
+
+
+def _blocks_section(blocks: list[BlockChange]) -> list[str]:
+    if not blocks:
+        return []
+    out = ["", "**Other blocks** (backend, providers, variables, outputs, data sources, locals)", ""]
+    for block in blocks:
+        verb = {"create": "added", "delete": "removed", "update": "changed"}[block.action]
+        paths = ", ".join(f"`{a.path}`" for a in block.attributes[:4]) + (" …" if len(block.attributes) > 4 else "")
+        risk = "⚠ **high risk**: " if block.high_risk else ""
+        out.append(f"- {block.label} {verb}{' (' + paths + ')' if paths else ''} — {risk}{block.explanation}")
+    return out
+
+
+def stack_markdown(stack: StackReview, *, policy_checked: bool, level: int = 0) -> list[str]:
+    """A stack's section: capacity and cost first, then the resource lists (folded when long)."""
+    limit, rows = _LEVELS[level]
     out = ["", f"### `{stack.name}`: {summary_line(stack).split(': ', 1)[1]}"]
     if stack.error:
         out += ["", "```", stack.error.strip(), "```"]
-    ordered = stack.ordered_changes()
-    groups = (
-        ("Destructive", [c for c in ordered if c.destructive]),
-        ("Added", [c for c in ordered if not c.destructive and c.action == "create"]),
-        ("Changed in place", [c for c in ordered if not c.destructive and c.action == "update"]),
-    )
-    for title, changes in groups:
-        if changes:
-            out += ["", f"**{title}**", "", *(_change_line(c) for c in changes)]
-    out += _attribute_table([c for c in ordered if c.action in ("update", "replace")])
     if stack.has_changes or stack.status != "unchanged":
-        out += _capacity_section(stack.before, stack.after)
-        out += _cost_section(stack.before, stack.after)
+        out += capacity_section(stack.before, stack.after)
+        out += cost_section(stack.before, stack.after)
+    ordered = stack.ordered_changes()
+    out += _group("Destructive", [c for c in ordered if c.destructive], limit, fold=False)
+    out += _group(
+        "Replaced, nothing lost", [c for c in ordered if not c.destructive and c.action == "replace"], limit, fold=True
+    )
+    out += _group("Added", [c for c in ordered if not c.destructive and c.action == "create"], limit, fold=True)
+    out += _group(
+        "Changed in place", [c for c in ordered if not c.destructive and c.action == "update"], limit, fold=True
+    )
+    out += _blocks_section(stack.blocks)
+    out += _attribute_table([c for c in ordered if c.action in ("update", "replace")], rows)
     out += _policy_section(stack, policy_checked)
     return out
 
 
-def to_markdown(review: Review) -> str:
+def _safety_section(review: Review) -> list[str]:
+    items = review.safety
+    if not items:
+        return []
+    out = ["", f"### ⚠ Safety ({len(items)})", ""]
+    for env, item in items:
+        out.append(f"- `{env}`: **{item.subject}**. {item.consequence} **Instead:** {item.instead}")
+    return out
+
+
+def _render(review: Review, level: int) -> str:
     out = [MARKER, "## gke-accel plan review", "", f"Base `{review.base_ref}` → head `{review.head_ref}`", ""]
     if review.errors:
         out += ["**Error: the head does not synthesize.**", ""]
     destructive = review.destructive
     if destructive:
         out.append(f"> [!CAUTION]\n> **{len(destructive)} destructive change(s)**:")
-        out += [f"> - `{env}`: {c.action} {_who(c)}{' — ' + c.warning if c.warning else ''}" for env, c in destructive]
+        shown = destructive if _LEVELS[level][0] is None else destructive[: _LEVELS[level][0] or 10]
+        out += [f"> - `{env}`: {c.action} {_who(c)}{' — ' + c.warning if c.warning else ''}" for env, c in shown]
+        if len(shown) < len(destructive):
+            out.append(f"> - … {len(destructive) - len(shown)} more")
         out.append("")
     if not review.has_changes and not review.errors:
         out.append("**No changes.** Every stack synthesizes to the same resources, capacity, quotas and cost.")
     out += ["```", *summary_lines(review), "```"]
+    out += _safety_section(review)
     for stack in review.stacks:
         if stack.has_changes or stack.new_findings or stack.resolved_findings:
-            out += stack_markdown(stack, policy_checked=review.policy_checked)
+            out += stack_markdown(stack, policy_checked=review.policy_checked, level=level)
+    if level:
+        out += ["", "<sub>Long lists shortened to fit a GitHub comment; the JSON review has every change.</sub>"]
     if review.notes:
         out += ["", "<sub>" + " · ".join(review.notes) + "</sub>"]
     return "\n".join(out) + "\n"
+
+
+def to_markdown(review: Review, *, limit: int = COMMENT_LIMIT - 1_536) -> str:
+    """The comment: everything when it fits in ``limit`` characters, else shorter resource lists
+    (summary, safety, capacity and cost always stay), and as a last resort a hard cut. The default
+    leaves room for the terraform plan lines CI appends."""
+    for level in range(len(_LEVELS)):
+        text = _render(review, level)
+        if len(text) <= limit:
+            return text
+    note = "\n\n… cut to fit a GitHub comment: see the JSON review.\n"
+    return text[: limit - len(note)] + note
+
+
+def failure_markdown(message: str, *, base_ref: str = "") -> str:
+    """The comment when the review itself fails: it replaces an older, now stale review."""
+    head = f"Base `{base_ref}`: the review failed.\n\n" if base_ref else "The review failed.\n\n"
+    body = message.strip()[-4000:]
+    return f"{MARKER}\n## gke-accel plan review\n\n> [!WARNING]\n> {head}```\n{body}\n```\n"
 
 
 def _change_dict(change: ResourceChange) -> dict[str, Any]:
@@ -268,6 +268,7 @@ def to_dict(review: Review, *, fail_on_destroy: bool = False) -> dict[str, Any]:
         "head": review.head_ref,
         "has_changes": review.has_changes,
         "destructive": len(review.destructive),
+        "safety": len(review.safety),
         "exit_code": review.exit_code(fail_on_destroy=fail_on_destroy),
         "summary": summary_lines(review),
         "errors": review.errors,
@@ -283,6 +284,21 @@ def to_dict(review: Review, *, fail_on_destroy: bool = False) -> dict[str, Any]:
                 "changes": [_change_dict(c) for c in s.ordered_changes()],
                 "before": facts_to_dict(s.before) if s.before else None,
                 "after": facts_to_dict(s.after) if s.after else None,
+                "blocks": [
+                    {
+                        "kind": b.kind,
+                        "name": b.name,
+                        "action": b.action,
+                        "high_risk": b.high_risk,
+                        "explanation": b.explanation,
+                        "attributes": [{"path": a.path, "before": a.before, "after": a.after} for a in b.attributes],
+                    }
+                    for b in s.blocks
+                ],
+                "safety": [
+                    {"kind": i.kind, "subject": i.subject, "consequence": i.consequence, "instead": i.instead}
+                    for i in s.safety
+                ],
                 "policy": {
                     "new": [finding(f) for f in s.new_findings],
                     "resolved": [finding(f) for f in s.resolved_findings],

@@ -10,7 +10,9 @@ from typing import Any, Literal
 
 import yaml
 
-Effect = Literal["force_new", "not_updatable", "recreates_nodes", "identity"]
+Effect = Literal[
+    "force_new", "not_updatable", "recreates_nodes", "identity", "replace_trigger", "adds_nodes", "removes_nodes"
+]
 _INDEX = re.compile(r"\[\d+\]")
 
 
@@ -47,6 +49,8 @@ class ResourceRules:
     not_updatable: PathSet = field(default_factory=PathSet)
     recreates_nodes: PathSet = field(default_factory=PathSet)
     tpu_not_updatable: PathSet = field(default_factory=PathSet)
+    sets: frozenset[str] = frozenset()  # TypeSet attributes: order is no change
+    zones: frozenset[str] = frozenset()  # sets of zones: adding adds nodes, removing deletes them
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,19 @@ class ReplaceRules:
     def is_known(self, rtype: str) -> bool:
         return rtype in self.resources
 
+    def sets(self, rtype: str) -> frozenset[str]:
+        return self.resources.get(rtype, ResourceRules()).sets
+
+    def zone_effect(self, rtype: str, path: str, before: Any, after: Any) -> Effect | None:
+        """For a set of zones updated in place: nodes added (only zones added) or removed."""
+        if normalize(path) not in self.resources.get(rtype, ResourceRules()).zones:
+            return None
+        old = set(before) if isinstance(before, list) else set()
+        new = set(after) if isinstance(after, list) else set()
+        if not old or not new:  # unset means "the cluster's zones": not a plain add or remove
+            return None
+        return "removes_nodes" if old - new else "adds_nodes"
+
 
 def _paths(raw: Any) -> list[str]:
     return [str(p) for p in (raw or [])]
@@ -87,6 +104,8 @@ def load_rules() -> ReplaceRules:
             PathSet.of(_paths(body.get("not_updatable"))),
             PathSet.of(_paths(body.get("recreates_nodes"))),
             PathSet.of(_paths(body.get("tpu_not_updatable"))),
+            frozenset(_paths(body.get("sets"))),
+            frozenset(_paths(body.get("zones"))),
         )
         for rtype, body in data["resources"].items()
     }

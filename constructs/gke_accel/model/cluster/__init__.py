@@ -1,0 +1,1 @@
+"""The cluster: config shapes, network/maintenance rules and the ClusterPlan."""

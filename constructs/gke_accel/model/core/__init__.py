@@ -1,0 +1,1 @@
+"""Shared leaf of the model: errors, the generic parser, name rules."""

@@ -1,0 +1,46 @@
+"""Shared name and location rules: GKE names, GCP labels, regions and zones."""
+
+from __future__ import annotations
+
+import re
+
+from gke_accel.model.core.errors import IssueCollector
+from gke_accel.model.core.labels import check_resource_labels
+
+POOL_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,34}[a-z0-9])?$")  # 40 max in GKE; we keep 4 for slice suffixes
+CLUSTER_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
+REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
+ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-(?:ai[0-9]+[a-z]|[a-z])$")  # standard or AI zone (zones.md 8.1)
+LABEL_KEY = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
+LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
+DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+GCE_NAME = re.compile(r"[a-z](?:[-a-z0-9]{0,61}[a-z0-9])?")  # networks, subnetworks, ranges, reservations
+GCE_NAME_HELP = "1-63 lowercase letters, digits and '-', starting with a letter, not ending with '-'"
+PROJECT_ID = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
+
+
+def region_of(zone: str) -> str:
+    return zone.rsplit("-", 1)[0]
+
+
+def check_pool_name(name: str, path: str, issues: IssueCollector) -> None:
+    if not POOL_NAME.fullmatch(name):
+        issues.bad(
+            path,
+            name,
+            "is not a valid node pool name",
+            "lowercase letters, digits and '-', starting with a letter, at most 36 characters",
+        )
+
+
+def check_zones(zones: tuple[str, ...], region: str, path: str, issues: IssueCollector) -> None:
+    for i, zone in enumerate(zones):
+        if not ZONE.fullmatch(zone) or region_of(zone) != region:
+            issues.bad(f"{path}[{i}]", zone, f"is not a zone of region {region}", f"{region}-a, {region}-b, ...")
+    if len(set(zones)) != len(zones):
+        issues.bad(path, list(zones), "lists a zone twice")
+
+
+def check_labels(labels: dict[str, str], path: str, issues: IssueCollector) -> None:
+    """GCP resource labels (environment and cluster ``labels``); node labels: core.labels."""
+    check_resource_labels(labels, path, issues)

@@ -1,0 +1,185 @@
+"""Build the frozen config dataclasses from plain data (parsed YAML), collecting every issue.
+
+Supported field types: ``str``, ``int``, ``float``, ``bool``, ``Literal[...]``, ``X | None``,
+``tuple[X, ...]``, ``dict[str, X]`` and nested dataclasses. Unknown keys are rejected with a
+"did you mean" suggestion. A dataclass with a ``shorthand_field`` class attribute also accepts a
+plain string, read as ``{shorthand_field: value}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import functools
+import math
+import re
+import types
+import typing
+from typing import Any, Literal, TypeVar, Union, cast
+
+from gke_accel.model.core.errors import ConfigIssue, bad_value
+from gke_accel.model.core.show import show
+
+T = TypeVar("T")
+_MISSING = object()
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1  # the APIs' 32-bit integer fields
+MAX_TEXT = 1024  # characters in any text value
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def text_problem(value: str) -> str | None:
+    """Why a text value cannot be config text (it ends up in resource names and labels), or None."""
+    if len(value) > MAX_TEXT:
+        return f"is longer than {MAX_TEXT} characters"
+    bad = _CONTROL.search(value)
+    if bad:
+        return f"contains a control character ({bad.group()!r} at position {bad.start()})"
+    return None
+
+
+class _Invalid(Exception):
+    """Internal: a value could not be converted; the issue is already recorded."""
+
+
+@functools.cache
+def _hints(cls: Any) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _type_name(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return "one of " + ", ".join(str(a) for a in typing.get_args(tp))
+    if origin in (tuple, list):
+        return "a list"
+    if origin is dict:
+        return "a mapping"
+    if dataclasses.is_dataclass(tp):
+        return "a mapping"
+    return {str: "a string", int: "a whole number", float: "a number", bool: "true or false"}.get(tp, str(tp))
+
+
+def suggest(word: str, choices: list[str]) -> str:
+    match = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f"did you mean {match[0]!r}? " if match else ""
+
+
+def _convert(tp: Any, value: Any, path: str, issues: list[ConfigIssue]) -> Any:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (Union, types.UnionType):
+        inner = [a for a in args if a is not type(None)]
+        if value is None:
+            return None
+        return _convert(inner[0], value, path, issues)
+    if origin is Literal:
+        if isinstance(value, str | int) and not isinstance(value, bool) and value in args:
+            return value
+        issues.append(bad_value(path, value, "is not a valid choice", [str(a) for a in args]))
+        raise _Invalid
+    if origin is tuple:
+        if not isinstance(value, list):
+            issues.append(bad_value(path, value, f"should be {_type_name(tp)}"))
+            raise _Invalid
+        items, failed = [], False
+        for i, item in enumerate(value):
+            try:
+                items.append(_convert(args[0], item, f"{path}[{i}]", issues))
+            except _Invalid:
+                failed = True
+        if failed:
+            raise _Invalid
+        return tuple(items)
+    if origin is dict:
+        if not isinstance(value, dict):
+            issues.append(bad_value(path, value, "should be a mapping"))
+            raise _Invalid
+        out, failed = {}, False
+        for key, item in value.items():
+            if not isinstance(key, str) or text_problem(key):
+                issues.append(bad_value(path, key, "is not a valid key: keys must be plain text"))
+                failed = True
+                continue
+            try:
+                out[key] = _convert(args[1], item, f"{path}.{key[:60] or repr(key)}", issues)
+            except _Invalid:
+                failed = True
+        if failed:
+            raise _Invalid
+        return out
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return _build(tp, value, path, issues)
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+    elif tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            if INT_MIN <= value <= INT_MAX:
+                return value
+            issues.append(bad_value(path, value, "is out of range", f"a whole number from {INT_MIN} to {INT_MAX}"))
+            raise _Invalid
+    elif tp is float:
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) <= 2**53:
+            return float(value)
+        if isinstance(value, float) and math.isfinite(value):
+            return value
+    elif tp is str and isinstance(value, str):
+        problem = text_problem(value)
+        if problem is None:
+            return value
+        issues.append(bad_value(path, value, problem, "plain text on one line"))
+        raise _Invalid
+    issues.append(bad_value(path, value, f"should be {_type_name(tp)}"))
+    raise _Invalid
+
+
+def _build(cls: type[T], value: Any, path: str, issues: list[ConfigIssue]) -> T:
+    shorthand = getattr(cls, "shorthand_field", None)
+    if shorthand and isinstance(value, str):
+        value = {shorthand: value}
+    if not isinstance(value, dict):
+        issues.append(bad_value(path or "(top level)", value, "should be a mapping"))
+        raise _Invalid
+    fields = {f.name: f for f in dataclasses.fields(cast(Any, cls))}
+    hints = _hints(cast(Any, cls))
+    kwargs: dict[str, Any] = {}
+    failed = False
+    for key in value:
+        if not isinstance(key, str) or key not in fields:
+            hint = suggest(key[:100], list(fields)) if isinstance(key, str) else ""
+            issues.append(
+                ConfigIssue(
+                    _join(path, key[:60] if isinstance(key, str) and key else show(key)),
+                    f"unknown key; {hint}".rstrip("; ").rstrip(),
+                    ", ".join(fields),
+                )
+            )
+            failed = True
+    for name, fld in fields.items():
+        raw = value.get(name, _MISSING)
+        required = fld.default is dataclasses.MISSING and fld.default_factory is dataclasses.MISSING
+        if raw is _MISSING:
+            if required:
+                issues.append(ConfigIssue(_join(path, name), f"is required ({_type_name(hints[name])})"))
+                failed = True
+            continue
+        try:
+            kwargs[name] = _convert(hints[name], raw, _join(path, name), issues)
+        except _Invalid:
+            failed = True
+    if failed:
+        raise _Invalid
+    return cls(**kwargs)
+
+
+def parse_dataclass(cls: type[T], data: Any, path: str = "") -> tuple[T | None, list[ConfigIssue]]:
+    """Convert ``data`` into ``cls``; return the object (or None) and every issue found."""
+    issues: list[ConfigIssue] = []
+    try:
+        return _build(cls, data, path, issues), issues
+    except _Invalid:
+        return None, issues

@@ -1,0 +1,1 @@
+"""Composition root: the environment spec, loading, plan and cross-capability rules."""

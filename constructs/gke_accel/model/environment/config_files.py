@@ -1,0 +1,34 @@
+"""Find and load the environment files of a config folder (``config/<env>.yaml``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gke_accel.model.core.errors import ConfigError, ConfigIssue
+from gke_accel.model.environment.load import load_environment
+from gke_accel.model.environment.plan import EnvironmentPlan
+
+
+def environment_files(config_dir: Path) -> dict[str, Path]:
+    return {p.stem: p for p in sorted(config_dir.glob("*.yaml"))}
+
+
+def load_environments(config_dir: Path, names: list[str] | None = None) -> list[EnvironmentPlan]:
+    """Load the named environments (all when ``names`` is empty); report every file's errors together."""
+    files = environment_files(config_dir)
+    if not files:
+        raise ConfigError([ConfigIssue("(folder)", f"has no environment files (*.yaml) in {config_dir}")])
+    wanted = names or list(files)
+    issues: list[ConfigIssue] = []
+    plans: list[EnvironmentPlan] = []
+    for name in wanted:
+        if name not in files:
+            issues.append(ConfigIssue("--env", f"{name!r} has no config file in {config_dir}", ", ".join(files)))
+            continue
+        try:
+            plans.append(load_environment(files[name]))
+        except ConfigError as err:
+            issues.extend(ConfigIssue(f"{err.source}: {i.path}", i.message, i.valid) for i in err.issues)
+    if issues:
+        raise ConfigError(issues)
+    return plans

@@ -1,0 +1,155 @@
+"""One environment: parse ``config/<env>.yaml``, validate everything, derive every node pool."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from gke_accel.catalog import Catalog, load_catalog
+from gke_accel.model.cluster.plan import ClusterPlan, plan_cluster
+from gke_accel.model.core.errors import ConfigError, ConfigIssue, IssueCollector
+from gke_accel.model.core.limits import MAX_NODES_PER_CLUSTER, POOLS_MAX, POOLS_WARN
+from gke_accel.model.core.names import DNS_LABEL, PROJECT_ID, REGION, check_labels
+from gke_accel.model.core.parse import parse_dataclass
+from gke_accel.model.core.show import show
+from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file, parse_config_text
+from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, EnvironmentPlan
+from gke_accel.model.environment.spec import EnvironmentSpec
+from gke_accel.model.environment.versions import check_min_versions
+from gke_accel.model.observability.rules import check_observability
+from gke_accel.model.platform.rules import check_platform
+from gke_accel.model.pools.gpu_pool import plan_gpu_pool
+from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.pools.tpu_pool import plan_tpu_pool
+
+BUCKET_NAME = re.compile(r"[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]")
+
+
+def _check_environment(spec: EnvironmentSpec, issues: IssueCollector) -> None:
+    if not DNS_LABEL.fullmatch(spec.environment):
+        issues.bad("environment", spec.environment, "is not a valid environment name", "a DNS label such as dev")
+    if not PROJECT_ID.fullmatch(spec.project_id):
+        issues.bad(
+            "project_id",
+            spec.project_id,
+            "is not a valid project ID",
+            "6-30 lowercase letters, digits and '-', starting with a letter",
+        )
+    if not REGION.fullmatch(spec.region):
+        issues.bad("region", spec.region, "is not a region name", "e.g. us-central1")
+    check_labels(spec.labels, "labels", issues)
+    b = spec.backend
+    if b.bucket is not None and not BUCKET_NAME.fullmatch(b.bucket):
+        issues.bad("backend.bucket", b.bucket, "is not a GCS bucket name", "3-63 lowercase letters, digits, -, _, .")
+    if b.type == "gcs" and not b.bucket:
+        issues.bad("backend.bucket", None, "is required for a gcs backend", "a GCS bucket name for Terraform state")
+    if b.type == "local" and b.bucket:
+        issues.bad("backend.bucket", b.bucket, "is only used with type 'gcs'", "leave it out, or type: gcs")
+
+
+def _check_cluster_size(cluster: ClusterPlan, pools: list[NodePoolPlan], issues: IssueCollector) -> None:
+    """GKE's per-cluster limits over every derived pool (one pool per multi-host slice)."""
+    count = len(pools) + 1  # and the system pool
+    if count > POOLS_MAX:
+        issues.bad("tpu_pools", count, "node pools is more than gke-accel supports", f"at most {POOLS_MAX}")
+    elif count > POOLS_WARN:
+        issues.warn("(cluster)", f"{count} node pools; GKE autoscaling slows down above {POOLS_WARN}")
+    nodes = sum(p.node_bounds()[1] for p in [cluster.system_pool, *pools])
+    if nodes > MAX_NODES_PER_CLUSTER:
+        issues.bad(
+            "(cluster)",
+            nodes,
+            "nodes at the pools' largest sizes is more than a GKE cluster allows",
+            f"at most {MAX_NODES_PER_CLUSTER} nodes in all pools together",
+        )
+
+
+def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalog | None = None) -> EnvironmentPlan:
+    """Validate an environment spec; raise ConfigError listing every issue found."""
+    catalog = catalog or load_catalog()
+    issues = IssueCollector()
+    _check_environment(spec, issues)
+    cluster = plan_cluster(spec.cluster, region=spec.region, issues=issues, catalog=catalog)
+    pools: list[NodePoolPlan] = []
+    failed = 0  # pools with a mistake: left out of the cross-checks below, so no follow-on errors
+    for i, tpu in enumerate(spec.tpu_pools):
+        before = len(issues.issues)
+        pools += plan_tpu_pool(
+            tpu,
+            region=spec.region,
+            cluster_zones=cluster.node_zones,
+            path=f"tpu_pools[{i}]",
+            issues=issues,
+            catalog=catalog,
+        )
+        failed += len(issues.issues) > before
+    for i, gpu in enumerate(spec.gpu_pools):
+        before = len(issues.issues)
+        pools += plan_gpu_pool(
+            gpu,
+            region=spec.region,
+            cluster_zones=cluster.node_zones,
+            path=f"gpu_pools[{i}]",
+            issues=issues,
+            catalog=catalog,
+        )
+        failed += len(issues.issues) > before
+    _check_cluster_size(cluster, pools, issues)
+    check_min_versions(spec.cluster.min_master_version, pools, catalog, issues)
+    warnings = check_platform(spec, pools, issues, pools_complete=not failed)
+    check_observability(spec, pools, issues)
+    seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
+    declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]
+    declared += [(f"gpu_pools[{i}].name", p.name) for i, p in enumerate(spec.gpu_pools)]
+    for path, name in declared:
+        if name in seen:
+            issues.bad(path, name, f"is already used by {seen[name]}", "a unique pool name")
+        seen[name] = path
+    derived = [p.name for p in pools]
+    for name in {n for n in derived if derived.count(n) > 1 and n not in seen}:
+        issues.bad(
+            "tpu_pools", name, "is a derived slice pool name that clashes with another pool", "unique pool names"
+        )
+    issues.raise_if_any(source)
+    return EnvironmentPlan(
+        spec=spec, cluster=cluster, pools=tuple(pools), source=source, warnings=(*issues.warnings, *warnings)
+    )
+
+
+def parse_environment(data: Any, *, source: str = "") -> EnvironmentSpec:
+    spec, issues = parse_dataclass(EnvironmentSpec, data)
+    if spec is None:
+        raise ConfigError(issues, source)
+    return spec
+
+
+def load_environment(path: str | Path, *, catalog: Catalog | None = None) -> EnvironmentPlan:
+    """Read, parse and validate one environment file; every problem is a ConfigError."""
+    path = Path(path)
+    source = str(path)
+    try:
+        data = load_config_file(path)
+    except ConfigInputError as err:
+        raise ConfigError(err.issues, source) from None
+    return _plan_data(data, source=source, expected_name=path.stem, catalog=catalog)
+
+
+def load_environment_text(
+    text: str, *, source: str = "<config>", expected_name: str | None = None, catalog: Catalog | None = None
+) -> EnvironmentPlan:
+    try:
+        data = parse_config_text(text)
+    except ConfigInputError as err:
+        raise ConfigError(err.issues, source) from None
+    return _plan_data(data, source=source, expected_name=expected_name, catalog=catalog)
+
+
+def _plan_data(data: Any, *, source: str, expected_name: str | None, catalog: Catalog | None) -> EnvironmentPlan:
+    spec = parse_environment(data, source=source)
+    if expected_name is not None and spec.environment != expected_name:
+        raise ConfigError(
+            [ConfigIssue("environment", f"{show(spec.environment)} does not match the file name", expected_name)],
+            source,
+        )
+    return plan_environment(spec, source=source, catalog=catalog)

@@ -1,0 +1,46 @@
+"""Config shape of one environment (``config/<env>.yaml``): one Terraform stack.
+
+Every class is a frozen dataclass; rules that involve the catalog or several fields live in the
+capability packages (``cluster``, ``pools``, ``platform``, ``observability``), not here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from gke_accel.model.cluster.spec import ClusterSpec
+from gke_accel.model.observability.spec import BudgetSpec, MonitoringSpec
+from gke_accel.model.platform.spec import PlatformSpec, TeamSpec
+from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """Where Terraform keeps state: ``local`` (dev) or ``gcs`` with ``bucket`` and ``prefix``."""
+
+    type: Literal["local", "gcs"] = "local"
+    bucket: str | None = None
+    prefix: str | None = None
+
+
+@dataclass(frozen=True)
+class EnvironmentSpec:
+    """One environment (one Terraform stack): ``config/<environment>.yaml``."""
+
+    environment: str
+    project_id: str
+    region: str
+    cluster: ClusterSpec
+    backend: BackendSpec = field(default_factory=BackendSpec)
+    labels: dict[str, str] = field(default_factory=dict)
+    tpu_pools: tuple[TpuPoolSpec, ...] = ()
+    gpu_pools: tuple[GpuPoolSpec, ...] = ()
+    # In-cluster platform (teams, quotas, priority classes, checkpoints): model/platform/spec.py
+    teams: tuple[TeamSpec, ...] = ()
+    strict_capacity: bool = False  # team quotas above pool capacity: error instead of warning
+    platform: PlatformSpec = field(default_factory=PlatformSpec)
+    # Observability (alerts, dashboard, quota preferences, budget): model/observability/spec.py
+    monitoring: MonitoringSpec = field(default_factory=MonitoringSpec)
+    quota_preferences: bool = False
+    budget: BudgetSpec | None = None

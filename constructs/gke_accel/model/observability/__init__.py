@@ -1,0 +1,1 @@
+"""Alerts, dashboard, quota preferences, budget and the cost model."""

@@ -1,0 +1,1 @@
+"""In-cluster platform: teams, quotas, priority classes, driver installer, manifests."""

@@ -1,0 +1,198 @@
+"""Rules for teams, quotas, priority classes, checkpoint storage and the driver installer, and the
+capacity check of team quotas against what the pools provide."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from gke_accel.catalog import load_catalog
+from gke_accel.model.core.errors import ConfigIssue, IssueCollector
+from gke_accel.model.core.names import DNS_LABEL
+from gke_accel.model.environment.spec import EnvironmentSpec
+from gke_accel.model.platform.capacity import accelerator_key, capacity_rows
+from gke_accel.model.platform.driver_installer import installer_variants
+from gke_accel.model.pools.node_pool import NodePoolPlan
+
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$")
+BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
+K8S_MINOR = re.compile(r"^1\.(2[5-9]|3[0-9])$")
+RESERVED_NAMESPACES = {"default", "kube-system", "kube-public", "kube-node-lease", "gmp-system", "gmp-public"}
+PRIORITY_MAX, PRIORITY_MIN = 1_000_000_000, -2_147_483_648
+GSA_MAX = 30
+
+
+def team_service_account_id(team: str, environment: str) -> str:
+    """The Google service account a team's workloads run as (through Workload Identity)."""
+    return f"{team}-{environment}-wi"
+
+
+def team_namespace(team_name: str, namespace: str | None) -> str:
+    return namespace or team_name
+
+
+def _check_priority_classes(spec: EnvironmentSpec, issues: IssueCollector) -> set[str]:
+    pcs = spec.platform.priority_classes
+    roles = {"inference": pcs.inference, "training": pcs.training, "batch": pcs.batch}
+    names: set[str] = set()
+    for role, pc in roles.items():
+        path = f"platform.priority_classes.{role}"
+        if not DNS_LABEL.fullmatch(pc.name) or pc.name.startswith("system-"):
+            issues.bad(
+                f"{path}.name", pc.name, "is not a valid priority class name", "a DNS label not starting with 'system-'"
+            )
+        if pc.name in names:
+            issues.bad(f"{path}.name", pc.name, "is used by another priority class", "unique names")
+        names.add(pc.name)
+        if not PRIORITY_MIN <= pc.value <= PRIORITY_MAX:
+            issues.bad(f"{path}.value", pc.value, "is out of range", f"{PRIORITY_MIN} to {PRIORITY_MAX}")
+    if not pcs.inference.value > pcs.training.value > pcs.batch.value:
+        issues.bad(
+            "platform.priority_classes",
+            [pcs.inference.value, pcs.training.value, pcs.batch.value],
+            "must order inference above training above batch, so inference can preempt training",
+            "inference.value > training.value > batch.value",
+        )
+    return names
+
+
+def _check_teams(spec: EnvironmentSpec, class_names: set[str], issues: IssueCollector) -> None:
+    catalog = load_catalog()
+    seen_names: set[str] = set()
+    seen_namespaces: set[str] = set()
+    for i, team in enumerate(spec.teams):
+        path = f"teams[{i}]"
+        if not DNS_LABEL.fullmatch(team.name):
+            issues.bad(f"{path}.name", team.name, "is not a DNS-1123 label", "lowercase letters, digits and '-'")
+        elif len(team_service_account_id(team.name, spec.environment)) > GSA_MAX:
+            issues.bad(
+                f"{path}.name",
+                team.name,
+                "is too long for its Google service account "
+                f"({team_service_account_id(team.name, spec.environment)!r})",
+                f"at most {GSA_MAX - len(spec.environment) - 4} characters",
+            )
+        if team.name in seen_names:
+            issues.bad(f"{path}.name", team.name, "is used by another team", "unique team names")
+        seen_names.add(team.name)
+        namespace = team_namespace(team.name, team.namespace)
+        if not DNS_LABEL.fullmatch(namespace) or namespace in RESERVED_NAMESPACES or namespace.startswith("kube-"):
+            issues.bad(
+                f"{path}.namespace",
+                namespace,
+                "is not a namespace a team may own",
+                "a DNS label other than default, kube-*, gmp-*",
+            )
+        if namespace in seen_namespaces:
+            issues.bad(f"{path}.namespace", namespace, "is used by another team", "one namespace per team")
+        seen_namespaces.add(namespace)
+        if not EMAIL.fullmatch(team.google_group):
+            issues.bad(
+                f"{path}.google_group", team.google_group, "is not a Google group address", "e.g. ml-team@example.com"
+            )
+        for key, amount in team.accelerators.items():
+            if accelerator_key(key, catalog) is None:
+                issues.bad(
+                    f"{path}.accelerators.{key}",
+                    key,
+                    "is not a GPU model or TPU generation",
+                    catalog.gpu_names() + list(catalog.tpu_generations),
+                )
+            if amount < 0:
+                issues.bad(f"{path}.accelerators.{key}", amount, "is out of range", "0 or more")
+        for field_name, value, low in (
+            ("cpu", team.cpu, 0),
+            ("memory_gib", team.memory_gib, 0),
+            ("pods", team.pods, 1),
+        ):
+            if value < low:
+                issues.bad(f"{path}.{field_name}", value, "is out of range", f"{low} or more")
+        for j, name in enumerate(team.priority_classes):
+            if name not in class_names:
+                issues.bad(
+                    f"{path}.priority_classes[{j}]", name, "is not a defined priority class", sorted(class_names)
+                )
+
+
+def _check_checkpoints(spec: EnvironmentSpec, issues: IssueCollector) -> None:
+    cp = spec.platform.checkpoints
+    bucket = cp.bucket or f"{spec.project_id}-{spec.environment}-checkpoints"
+    if not BUCKET.fullmatch(bucket) or "goog" in bucket or ".." in bucket:
+        issues.bad(
+            "platform.checkpoints.bucket",
+            bucket,
+            "is not a valid bucket name",
+            "3-63 lowercase letters, digits, '-', '_' or '.', not containing 'goog'",
+        )
+    if cp.noncurrent_version_days < 1:
+        issues.bad(
+            "platform.checkpoints.noncurrent_version_days", cp.noncurrent_version_days, "is out of range", "1 or more"
+        )
+    if cp.noncurrent_versions_kept < 1:
+        issues.bad(
+            "platform.checkpoints.noncurrent_versions_kept", cp.noncurrent_versions_kept, "is out of range", "1 or more"
+        )
+
+
+def _check_capacity(spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector) -> list[str]:
+    catalog = load_catalog()
+    rows = {(r.resource, r.accelerator): r for r in capacity_rows(pools, spec.teams, catalog)}
+    provided = sorted(a for (_, a), r in rows.items() if r.chips_max > 0)
+    for i, team in enumerate(spec.teams):
+        for name, amount in team.accelerators.items():
+            key = accelerator_key(name, catalog)
+            if key is not None and amount > 0 and rows[key].chips_max == 0:
+                issues.bad(
+                    f"teams[{i}].accelerators.{name}",
+                    amount,
+                    f"is a quota for {key[1]}, which no pool of this environment provides",
+                    provided or "add a pool for it first",
+                )
+    warnings = []
+    for row in rows.values():
+        if row.over_committed:
+            unit = "GPUs" if row.resource.startswith("nvidia") else "TPU chips"
+            text = (
+                f"team quotas for {row.accelerator} add up to {row.quota_total} {unit}, "
+                f"but the pools provide at most {row.chips_max}"
+            )
+            if spec.strict_capacity:
+                issues.add(
+                    ConfigIssue(
+                        "teams",
+                        text,
+                        "lower the quotas or raise the pools' maximum size "
+                        "(or set strict_capacity: false to allow over-commit)",
+                    )
+                )
+            else:
+                warnings.append(f"over-commit: {text}")
+    return warnings
+
+
+def check_platform(
+    spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool = True
+) -> list[str]:
+    """Add an issue for every mistake in teams, priority classes, checkpoints and the driver
+    installer; return the warnings (team quotas over-committing pool capacity). When a pool had a
+    mistake (``pools_complete`` false), quotas are not compared with capacity: no follow-on errors."""
+    if not K8S_MINOR.fullmatch(spec.platform.kubernetes_version):
+        issues.bad(
+            "platform.kubernetes_version",
+            spec.platform.kubernetes_version,
+            "is not a supported Kubernetes minor version",
+            "1.25 to 1.39, e.g. 1.33",
+        )
+    class_names = _check_priority_classes(spec, issues)
+    _check_teams(spec, class_names, issues)
+    _check_checkpoints(spec, issues)
+    variants = installer_variants(spec.gpu_pools)
+    if len(variants) > 1 and not spec.platform.driver_installer.multiple_variants:
+        detail = "; ".join(f"{v.key} for {', '.join(v.pools)}" for v in variants)
+        issues.bad(
+            "platform.driver_installer.multiple_variants",
+            False,
+            f"must be true: daemonset-mode GPU pools need {len(variants)} installer variants ({detail})",
+            "true (one DaemonSet per variant), or the same image_type and driver_version on those pools",
+        )
+    return _check_capacity(spec, pools, issues) if pools_complete else []

@@ -1,0 +1,74 @@
+"""Config shapes for the in-cluster platform: teams with accelerator quotas, priority classes,
+checkpoint storage and the NVIDIA driver installer. Rules live in ``model/platform/rules.py``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class TeamSpec:
+    """A team: its namespace, quotas, identity and access.
+
+    ``accelerators`` maps a GPU model (``l4``, ``h100``, ...) or TPU generation (``v5e``, ...) to the
+    GPUs or TPU chips the team may request. Kubernetes enforces the sum per resource
+    (``requests.nvidia.com/gpu``, ``requests.google.com/tpu``); the split per model is checked
+    against pool capacity at synth time.
+    """
+
+    name: str
+    google_group: str
+    accelerators: dict[str, int] = field(default_factory=dict)
+    cpu: int = 64
+    memory_gib: int = 256
+    pods: int = 200
+    priority_classes: tuple[str, ...] = ()  # allowed classes by name; empty = all defined classes
+    namespace: str | None = None  # default: the team name
+
+
+@dataclass(frozen=True)
+class PriorityClassSpec:
+    name: str
+    value: int
+
+
+@dataclass(frozen=True)
+class PriorityClassesSpec:
+    """Three classes: inference preempts training at peaks; training is the default; batch never
+    preempts anyone. Names and values are configurable; values must keep that order."""
+
+    inference: PriorityClassSpec = field(default_factory=lambda: PriorityClassSpec("inference", 100000))
+    training: PriorityClassSpec = field(default_factory=lambda: PriorityClassSpec("training", 10000))
+    batch: PriorityClassSpec = field(default_factory=lambda: PriorityClassSpec("batch", 1000))
+
+
+@dataclass(frozen=True)
+class CheckpointSpec:
+    """A GCS bucket for checkpoints; each team may read and write only ``<team>/`` in it."""
+
+    enabled: bool = True
+    bucket: str | None = None  # default: <project_id>-<environment>-checkpoints
+    location: str | None = None  # default: the environment's region
+    noncurrent_version_days: int = 30
+    noncurrent_versions_kept: int = 3
+
+
+@dataclass(frozen=True)
+class DriverInstallerSpec:
+    """The NVIDIA driver DaemonSet, used by GPU pools with ``driver_mode: daemonset``.
+
+    Pools that need different installer variants (COS and Ubuntu, or different pinned versions)
+    get one DaemonSet each only when ``multiple_variants`` says so.
+    """
+
+    multiple_variants: bool = False
+
+
+@dataclass(frozen=True)
+class PlatformSpec:
+    """Everything the platform declares inside the cluster."""
+
+    kubernetes_version: str = "1.33"  # the minor version manifests are validated against
+    priority_classes: PriorityClassesSpec = field(default_factory=PriorityClassesSpec)
+    checkpoints: CheckpointSpec = field(default_factory=CheckpointSpec)
+    driver_installer: DriverInstallerSpec = field(default_factory=DriverInstallerSpec)

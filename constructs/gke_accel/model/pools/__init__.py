@@ -1,0 +1,1 @@
+"""Accelerator node pools: config shapes, topology, consumption and derived NodePoolPlans."""

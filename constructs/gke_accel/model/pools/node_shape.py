@@ -1,0 +1,156 @@
+"""What a node of a pool looks like to Kubernetes once GKE has created it.
+
+One source of truth for everything that must match the nodes we deploy: workload templates and the
+workload linter (selectors, tolerations, resources), Kueue ResourceFlavors, the fake nodes of the
+end-to-end tier and ``verify``. Everything here is derived from the same :class:`NodePoolPlan`
+that the node-pool constructs render, plus the labels and allocatable resources that GKE adds by
+itself (catalog-facts: TPU/GPU node labels, Spot/queued labels; MIG and sharing multiply the
+advertised ``nvidia.com/gpu``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from gke_accel.catalog import Catalog, load_catalog
+from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan, Taint
+
+NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
+TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
+TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
+GPU_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
+GPU_PARTITION_LABEL = "cloud.google.com/gke-gpu-partition-size"
+GPU_SHARING_LABEL = "cloud.google.com/gke-gpu-sharing-strategy"
+GPU_MAX_CLIENTS_LABEL = "cloud.google.com/gke-max-shared-clients-per-gpu"
+SPOT_LABEL = "cloud.google.com/gke-spot"
+QUEUED_LABEL = "cloud.google.com/gke-queued"
+FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
+RESERVATION_LABEL = "cloud.google.com/reservation-name"
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+ZONE_LABEL = "topology.kubernetes.io/zone"
+REGION_LABEL = "topology.kubernetes.io/region"
+
+Effect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+_EFFECTS: dict[str, Effect] = {
+    "NO_SCHEDULE": "NoSchedule",
+    "PREFER_NO_SCHEDULE": "PreferNoSchedule",
+    "NO_EXECUTE": "NoExecute",
+}
+_MIG = re.compile(r"^(\d)g\.(\d+)gb$")
+
+
+@dataclass(frozen=True)
+class NodeTaint:
+    """A taint as Kubernetes spells it (``NoSchedule``), not as the node-pool API does."""
+
+    key: str
+    value: str
+    effect: Effect
+
+    def toleration(self) -> dict[str, str]:
+        return {"key": self.key, "operator": "Equal", "value": self.value, "effect": self.effect}
+
+    def as_k8s(self) -> dict[str, str]:
+        return {"key": self.key, "value": self.value, "effect": self.effect}
+
+
+@dataclass(frozen=True)
+class NodeShape:
+    """Labels, taints and allocatable accelerator resources of every node of one pool."""
+
+    pool: str
+    kind: str  # tpu | gpu | system
+    machine_type: str
+    zones: tuple[str, ...]
+    labels: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    taints: tuple[NodeTaint, ...] = ()
+    resource: str | None = None  # google.com/tpu or nvidia.com/gpu
+    allocatable: int = 0  # how many of ``resource`` one node advertises
+
+    def node_labels(self, zone: str) -> dict[str, str]:
+        """Every label of a node of this pool in ``zone`` (adds the zone and region labels)."""
+        return {**self.labels, ZONE_LABEL: zone, REGION_LABEL: zone.rsplit("-", 1)[0]}
+
+    def selector(self) -> dict[str, str]:
+        """The smallest nodeSelector that picks this pool's kind of accelerator (not the pool itself):
+        TPU generation + topology, or GPU model (+ partition size); Spot where the pool is Spot."""
+        keys = [TPU_ACCELERATOR_LABEL, TPU_TOPOLOGY_LABEL, GPU_ACCELERATOR_LABEL, GPU_PARTITION_LABEL, SPOT_LABEL]
+        return {k: self.labels[k] for k in keys if k in self.labels}
+
+    def tolerations(self) -> list[dict[str, str]]:
+        """Tolerations a pod needs to run on this pool's nodes."""
+        return [t.toleration() for t in self.taints]
+
+    def extended_resources(self) -> dict[str, str]:
+        return {} if self.resource is None else {self.resource: str(self.allocatable)}
+
+
+def mig_partitions(size: str, gpu_memory_gb: int) -> int:
+    """MIG instances of ``size`` (e.g. ``1g.10gb``) one GPU holds: 7 compute slices and 8 memory
+    slices per GPU, so ``min(7 // g, 8 // memory slices)``."""
+    match = _MIG.match(size)
+    if match is None:
+        raise ValueError(f"not a MIG partition size: {size!r}")
+    compute, memory = int(match.group(1)), int(match.group(2))
+    slices = max(1, round(memory * 8 / gpu_memory_gb))
+    return max(1, min(7 // compute, 8 // slices))
+
+
+def _gpu_allocatable(plan: NodePoolPlan, catalog: Catalog) -> int:
+    accel = plan.guest_accelerator
+    if accel is None:
+        return plan.chips_per_node
+    per_gpu = 1
+    if accel.partition_size:
+        model = catalog.gpu_model(accel.type)
+        per_gpu = mig_partitions(accel.partition_size, model.memory_gb if model else 80)
+    if accel.sharing is not None:
+        per_gpu *= accel.sharing.max_shared_clients
+    return accel.count * per_gpu
+
+
+def _taint(t: Taint) -> NodeTaint:
+    return NodeTaint(t.key, t.value, _EFFECTS[t.effect])
+
+
+def node_shape(plan: NodePoolPlan, catalog: Catalog | None = None) -> NodeShape:
+    """The nodes of ``plan`` as GKE creates them."""
+    labels: dict[str, str] = {**plan.labels, NODEPOOL_LABEL: plan.name, INSTANCE_TYPE_LABEL: plan.machine_type}
+    if plan.spot:
+        labels[SPOT_LABEL] = "true"
+    if plan.queued:
+        labels[QUEUED_LABEL] = "true"
+    if plan.flex_start:
+        labels[FLEX_START_LABEL] = "true"
+    if plan.reservation is not None and plan.reservation.name:
+        labels[RESERVATION_LABEL] = plan.reservation.name
+    resource: str | None = None
+    allocatable = 0
+    if plan.kind == "tpu":
+        labels[TPU_ACCELERATOR_LABEL] = plan.accelerator
+        if plan.tpu_topology:
+            labels[TPU_TOPOLOGY_LABEL] = plan.tpu_topology
+        resource, allocatable = TPU_RESOURCE, plan.chips_per_node
+    elif plan.kind == "gpu":
+        labels[GPU_ACCELERATOR_LABEL] = plan.accelerator
+        accel = plan.guest_accelerator
+        if accel is not None and accel.partition_size:
+            labels[GPU_PARTITION_LABEL] = accel.partition_size
+        if accel is not None and accel.sharing is not None:
+            labels[GPU_SHARING_LABEL] = accel.sharing.strategy.lower().replace("_", "-")
+            labels[GPU_MAX_CLIENTS_LABEL] = str(accel.sharing.max_shared_clients)
+        resource, allocatable = GPU_RESOURCE, _gpu_allocatable(plan, catalog or load_catalog())
+    return NodeShape(
+        pool=plan.name,
+        kind=plan.kind,
+        machine_type=plan.machine_type,
+        zones=plan.zones,
+        labels=MappingProxyType(labels),
+        taints=tuple(_taint(t) for t in plan.taints),
+        resource=resource,
+        allocatable=allocatable,
+    )

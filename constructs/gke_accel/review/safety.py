@@ -1,0 +1,167 @@
+"""The Safety section: changes that lose data or protection, or that Terraform will refuse.
+
+Each item says in one sentence what happens and in one what to do instead. Derived from the
+resource and block changes of one stack plus the two synthesized documents. Pure: no jsii, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .blocks import backend_location
+from .model import BlockChange, ResourceChange, SafetyItem
+
+CLUSTER = "google_container_cluster"
+NAMESPACES = ("kubernetes_namespace_v1", "kubernetes_namespace")
+BUCKET = "google_storage_bucket"
+
+
+def _body(doc: Mapping[str, Any] | None, rtype: str, logical_id: str) -> Mapping[str, Any]:
+    return ((doc or {}).get("resource") or {}).get(rtype, {}).get(logical_id) or {}
+
+
+def _ns_name(body: Mapping[str, Any]) -> str:
+    metadata = body.get("metadata") or {}
+    if isinstance(metadata, list):
+        metadata = metadata[0] if metadata else {}
+    return str(metadata.get("name", ""))
+
+
+def _protected(body: Mapping[str, Any]) -> bool:
+    """google_container_cluster.deletion_protection defaults to true in provider 5.0+."""
+    return body.get("deletion_protection", True) not in (False, "false")
+
+
+def _forced(change: ResourceChange) -> str:
+    return ", ".join(f"`{a.path}`" for a in change.replaced_by[:3]) or "its address"
+
+
+def _protection_off(change: ResourceChange, before: Mapping[str, Any], after: Mapping[str, Any]) -> SafetyItem | None:
+    if change.action != "update" or ("deletion_protection" not in before and change.rtype != CLUSTER):
+        return None
+    if _protected(before) and not _protected(after):
+        return SafetyItem(
+            "deletion-protection-off",
+            f"deletion protection turned off on `{change.name or change.logical_id}` ({change.rtype})",
+            "From the next apply on, a destroy or any change that replaces it deletes it and everything on it "
+            "without a further safeguard.",
+            "Keep `deletion_protection` on; turn it off only in the change that deletes the resource, "
+            "after its workloads and data have moved.",
+        )
+    return None
+
+
+def _cluster(change: ResourceChange, before: Mapping[str, Any]) -> SafetyItem | None:
+    if change.rtype != CLUSTER or change.action not in ("replace", "delete"):
+        return None
+    name = f"cluster `{change.name or change.logical_id}`"
+    if _protected(before):
+        verb = "replacement" if change.action == "replace" else "deletion"
+        return SafetyItem(
+            "cluster-refused",
+            f"{name}: {verb} that deletion protection will refuse",
+            f"Terraform must destroy the existing cluster (forced by {_forced(change)}) and its deletion "
+            "protection makes that step fail, so the apply stops half-way with the other changes made.",
+            "Revert that attribute; to really change it, create a new cluster (a new environment), move the "
+            "workloads, then delete the old one with deletion protection off in a change of its own.",
+        )
+    return SafetyItem(
+        "cluster-recreated",
+        f"{name} is {'recreated' if change.action == 'replace' else 'destroyed'}",
+        "Every node pool, namespace, workload and volume on it is deleted; a new cluster starts empty.",
+        "Revert the change, or create the new cluster next to the old one and move the workloads first.",
+    )
+
+
+def _namespace(change: ResourceChange, before: Mapping[str, Any], after: Mapping[str, Any]) -> SafetyItem | None:
+    if change.rtype not in NAMESPACES or change.action not in ("replace", "delete"):
+        return None
+    old, new = _ns_name(before), _ns_name(after)
+    what = f"renamed to `{new}`" if change.action == "replace" and new and new != old else "removed"
+    return SafetyItem(
+        "namespace-removed",
+        f"namespace `{old}` {what}",
+        f"Kubernetes deletes namespace `{old}` with every workload, secret and persistent volume claim in it.",
+        f"Keep the namespace: to rename a team, set its `namespace: {old}`; otherwise move the workloads and "
+        "data out first and remove the namespace in a later change.",
+    )
+
+
+def _bucket(change: ResourceChange, before: Mapping[str, Any]) -> SafetyItem | None:
+    if change.rtype != BUCKET or change.action not in ("replace", "delete"):
+        return None
+    name = before.get("name") or change.name or change.logical_id
+    verb = "replaced" if change.action == "replace" else "destroyed"
+    if before.get("force_destroy") in (True, "true"):
+        consequence = f"Every object in `{name}` (the checkpoints) is deleted with it (force_destroy = true)."
+    else:
+        consequence = (
+            f"The apply fails when it deletes `{name}` while it holds objects (force_destroy = false); the "
+            "checkpoints stay in the old bucket and the stack is left half-applied."
+        )
+    return SafetyItem(
+        "bucket-replaced",
+        f"checkpoint bucket `{name}` {verb}",
+        consequence,
+        "Keep the bucket's name and location; to move, add the new bucket in one change, copy the "
+        "checkpoints, and remove the old one in a later change.",
+    )
+
+
+def _address_moved(change: ResourceChange) -> SafetyItem | None:
+    if not change.previous_logical_id:
+        return None
+    old, new = f"{change.rtype}.{change.previous_logical_id}", change.address
+    return SafetyItem(
+        "state-move",
+        f"`{change.name}` moves from `{old}` to `{new}` in the state",
+        "Terraform does not know the two addresses are one object: it destroys the existing one and creates a new one.",
+        f"Add a `moved` block (from `{old}` to `{new}`) or run `terraform state mv {old} {new}` before the apply.",
+    )
+
+
+def _block(
+    block: BlockChange, before_doc: Mapping[str, Any] | None, after_doc: Mapping[str, Any] | None
+) -> SafetyItem | None:
+    if not block.high_risk:
+        return None
+    if block.kind == "backend":
+        old, new = backend_location(before_doc), backend_location(after_doc)
+        return SafetyItem(
+            "state-move",
+            f"state backend moves from `{old}` to `{new}`",
+            block.explanation + ".",
+            "Migrate the state before the first apply (`terraform init -migrate-state`, or copy the state "
+            "object), or keep the old backend settings.",
+        )
+    return SafetyItem(
+        "provider-changed",
+        f"{block.label} configuration changes ({', '.join(f'`{a.path}`' for a in block.attributes[:4])})",
+        block.explanation[0].upper() + block.explanation[1:] + ".",
+        "Keep provider settings derived from this stack's own resources; if the target really moves, "
+        "review a `terraform plan` against it before applying.",
+    )
+
+
+def safety_items(
+    changes: list[ResourceChange],
+    blocks: list[BlockChange],
+    before_doc: Mapping[str, Any] | None,
+    after_doc: Mapping[str, Any] | None,
+) -> list[SafetyItem]:
+    """Every safety item of one stack, block items (state, providers) first."""
+    items = [i for i in (_block(b, before_doc, after_doc) for b in blocks) if i]
+    for change in changes:
+        before = _body(before_doc, change.rtype, change.previous_logical_id or change.logical_id)
+        after = _body(after_doc, change.rtype, change.logical_id)
+        for item in (
+            _cluster(change, before),
+            _protection_off(change, before, after),
+            _namespace(change, before, after),
+            _bucket(change, before),
+            _address_moved(change),
+        ):
+            if item is not None:
+                items.append(item)
+    return items

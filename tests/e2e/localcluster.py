@@ -1,0 +1,398 @@
+"""A real Kubernetes control plane on loopback, for the e2e tier (``make e2e``, ``pytest -m e2e``).
+
+API (tests use the session fixture ``cluster`` from tests/e2e/conftest.py; e2e tests live in tests/e2e/):
+
+    cluster = LocalCluster.start(state_dir)          # etcd + kube-apiserver + kube-controller-manager
+    cluster.start_scheduler(); cluster.start_kwok()  # optional: scheduling, fake nodes that go Ready
+    cluster.kubectl("get", "ns")                     # CompletedProcess; raises KubectlError on failure
+    cluster.apply(yaml_text_or_objects)              # kubectl apply; returns kubectl's output
+    cluster.get("pod", "p", namespace="ns")          # the object as the server stores it (dict)
+    cluster.wait_for(lambda: ..., what="...")        # poll until truthy, else TimeoutError naming `what`
+    cluster.kubeconfig_for("alice", ["team-a"])      # kubeconfig impersonating a user + groups (RBAC tests)
+    cluster.create_nodes(node_dicts)                 # Node objects incl. status (allocatable, capacity)
+    cluster.stop()                                   # by PID, idempotent; also registered with atexit
+
+Binaries come from tools/k8s/build.sh (``$GKE_ACCEL_CACHE/k8s/<version>/bin``); ``find_binaries``
+returns None with the reason when they are missing, so callers can skip cleanly. Everything listens on
+127.0.0.1 on free ports; each run has its own state directory with certificates, the admin kubeconfig
+(``cluster.kubeconfig``, a cluster-admin client certificate) and one log per component
+(``<state>/logs/<name>.log``, printed on start-up failure).
+
+Run by hand: ``python tests/e2e/localcluster.py [--scheduler] [--kwok]`` starts one and prints
+``export KUBECONFIG=...``; Ctrl-C stops it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+K8S_VERSION = os.environ.get("K8S_VERSION", "v1.33.13")
+CACHE = Path(os.environ.get("GKE_ACCEL_CACHE", str(Path.home() / ".cache" / "gke-accel")))
+REPO = Path(__file__).resolve().parents[2]
+BUILD_SCRIPT = REPO / "tools" / "k8s" / "build.sh"
+CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager")
+# Controllers the tier needs: quota status (else every pod in a quota'd namespace is refused),
+# default ServiceAccounts and their tokens, namespace deletion, owner-reference cleanup, Jobs.
+DEFAULT_CONTROLLERS = (
+    "resourcequota",
+    "serviceaccount",
+    "serviceaccount-token",
+    "namespace",
+    "garbagecollector",
+    "job",
+)
+ADMISSION_PLUGINS = (
+    "NamespaceLifecycle,LimitRanger,ServiceAccount,PodSecurity,Priority,DefaultTolerationSeconds,"
+    "DefaultStorageClass,StorageObjectInUseProtection,RuntimeClass,MutatingAdmissionWebhook,"
+    "ValidatingAdmissionPolicy,ValidatingAdmissionWebhook,ResourceQuota"
+)
+T = TypeVar("T")
+
+
+class KubectlError(RuntimeError):
+    """kubectl exited non-zero; ``stderr`` holds the server's message."""
+
+    def __init__(self, args: Sequence[str], returncode: int, stdout: str, stderr: str) -> None:
+        super().__init__(f"kubectl {' '.join(args)} failed ({returncode}): {stderr.strip() or stdout.strip()}")
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def bin_dir() -> Path:
+    return CACHE / "k8s" / K8S_VERSION / "bin"
+
+
+def find_binaries(need: Iterable[str] = CONTROL_PLANE) -> tuple[Path | None, str]:
+    """(bin dir, "") when every binary in ``need`` is built, else (None, reason to skip)."""
+    d = bin_dir()
+    missing = [n for n in need if not os.access(d / n, os.X_OK)]
+    if not missing:
+        return d, ""
+    return None, f"Kubernetes binaries missing in {d} ({', '.join(missing)}): run tools/k8s/build.sh (needs Go)"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def _make_pki(pki: Path) -> None:
+    """CA, API server serving cert (127.0.0.1/localhost), admin client cert (system:masters), SA key pair."""
+    pki.mkdir(parents=True)
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=gke-accel-e2e-ca",
+             "-keyout", "ca.key", "-out", "ca.crt", cwd=pki)  # fmt: skip
+    (pki / "san.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\n")
+    for name, subj, ext in (
+        ("apiserver", "/CN=kube-apiserver", ["-extfile", "san.ext"]),
+        ("admin", "/O=system:masters/CN=e2e-admin", []),
+    ):
+        _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", subj, "-keyout", f"{name}.key", "-out", f"{name}.csr",
+                 cwd=pki)  # fmt: skip
+        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+                 "-days", "2", "-out", f"{name}.crt", *ext, cwd=pki)  # fmt: skip
+    _openssl("genrsa", "-out", "sa.key", "2048", cwd=pki)
+    _openssl("rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=pki)
+
+
+def _kubeconfig(server: str, pki: Path, impersonate: str | None = None, groups: Sequence[str] = ()) -> dict[str, Any]:
+    user: dict[str, Any] = {"client-certificate": str(pki / "admin.crt"), "client-key": str(pki / "admin.key")}
+    if impersonate:
+        user["as"] = impersonate
+        if groups:
+            user["as-groups"] = list(groups)
+    return {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "e2e", "cluster": {"server": server, "certificate-authority": str(pki / "ca.crt")}}],
+        "users": [{"name": "u", "user": user}],
+        "contexts": [{"name": "e2e", "context": {"cluster": "e2e", "user": "u"}}],
+        "current-context": "e2e",
+    }
+
+
+@dataclass
+class LocalCluster:
+    """A running control plane. Create with ``LocalCluster.start``; always ``stop()`` (atexit does too)."""
+
+    state_dir: Path
+    bins: Path
+    server: str = ""
+    procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    start_seconds: float = 0.0  # launch of etcd to a ready /readyz
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+    @classmethod
+    def start(
+        cls,
+        state_dir: Path | None = None,
+        bins: Path | None = None,
+        controllers: Sequence[str] = DEFAULT_CONTROLLERS,
+        timeout: float = 90.0,
+    ) -> LocalCluster:
+        """Start etcd, kube-apiserver and kube-controller-manager; return once /readyz is ok and the
+        ``default`` ServiceAccount exists. On any failure everything started is stopped and the logs'
+        tails are in the exception."""
+        if bins is None:
+            bins, reason = find_binaries()
+            if bins is None:
+                raise FileNotFoundError(reason)
+        state = Path(state_dir or tempfile.mkdtemp(prefix="gke-accel-k8s-"))
+        state.mkdir(parents=True, exist_ok=True)
+        cluster = cls(state_dir=state, bins=bins)
+        atexit.register(cluster.stop)
+        try:
+            cluster._boot(controllers, timeout)
+        except BaseException as exc:
+            logs = cluster.log_tails()
+            cluster.stop()
+            raise RuntimeError(f"local cluster failed to start: {exc}\n{logs}") from exc
+        return cluster
+
+    def _boot(self, controllers: Sequence[str], timeout: float) -> None:
+        t0 = time.monotonic()
+        pki = self.state_dir / "pki"
+        _make_pki(pki)
+        etcd_client, etcd_peer, api_port = free_port(), free_port(), free_port()
+        etcd_url, peer_url = f"http://127.0.0.1:{etcd_client}", f"http://127.0.0.1:{etcd_peer}"
+        self._spawn("etcd", [
+            "--name=e2e", f"--data-dir={self.state_dir / 'etcd'}", "--unsafe-no-fsync",
+            f"--listen-client-urls={etcd_url}", f"--advertise-client-urls={etcd_url}",
+            f"--listen-peer-urls={peer_url}", f"--initial-advertise-peer-urls={peer_url}",
+            f"--initial-cluster=e2e={peer_url}", "--log-level=warn",
+        ])  # fmt: skip
+        self.server = f"https://127.0.0.1:{api_port}"
+        self._spawn("kube-apiserver", [
+            f"--etcd-servers={etcd_url}", "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+            f"--secure-port={api_port}", f"--tls-cert-file={pki / 'apiserver.crt'}",
+            f"--tls-private-key-file={pki / 'apiserver.key'}", f"--client-ca-file={pki / 'ca.crt'}",
+            f"--service-account-key-file={pki / 'sa.pub'}", f"--service-account-signing-key-file={pki / 'sa.key'}",
+            "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+            "--authorization-mode=RBAC", "--allow-privileged=true", f"--enable-admission-plugins={ADMISSION_PLUGINS}",
+            "--endpoint-reconciler-type=none", "--enable-aggregator-routing=true",
+            "--service-cluster-ip-range=10.96.0.0/16", "--profiling=false", "--v=1",
+        ])  # fmt: skip
+        self.kubeconfig.write_text(yaml.safe_dump(_kubeconfig(self.server, pki)))
+        self._wait_ready(timeout)
+        self.start_seconds = time.monotonic() - t0
+        self._spawn("kube-controller-manager", [
+            f"--kubeconfig={self.kubeconfig}", "--secure-port=0", "--leader-elect=false",
+            f"--controllers={','.join(controllers)}", f"--service-account-private-key-file={pki / 'sa.key'}",
+            f"--root-ca-file={pki / 'ca.crt'}", "--use-service-account-credentials=false", "--v=1",
+        ])  # fmt: skip
+        self.wait_for(
+            lambda: self.kubectl("get", "serviceaccount", "default", "-n", "default", check=False).returncode == 0,
+            timeout=timeout,
+            what="the controller-manager to create the default ServiceAccount",
+        )
+
+    def start_scheduler(self) -> None:
+        """Run kube-scheduler (idempotent): pods get bound to (fake) nodes."""
+        if "kube-scheduler" not in self.procs:
+            self._spawn("kube-scheduler", [
+                f"--kubeconfig={self.kubeconfig}", "--leader-elect=false", "--secure-port=0", "--v=1",
+                f"--authentication-kubeconfig={self.kubeconfig}", f"--authorization-kubeconfig={self.kubeconfig}",
+            ])  # fmt: skip
+
+    def start_kwok(self) -> None:
+        """Run kwok (idempotent): it manages nodes labelled ``type=kwok`` (see ``create_nodes``), marks
+        them Ready, heartbeats them, and moves pods bound to them to Running."""
+        if "kwok" in self.procs:
+            return
+        bins, reason = find_binaries(["kwok"])
+        stages = sorted((self.bins.parent / "stages").glob("*.yaml"))
+        if bins is None or not stages:
+            raise FileNotFoundError(reason or "kwok stage configs missing: run tools/k8s/build.sh --force")
+        self._spawn("kwok", [
+            f"--kubeconfig={self.kubeconfig}", "--manage-all-nodes=false",
+            "--manage-nodes-with-label-selector=type=kwok", "--node-ip=127.0.0.1", "--server-address=",
+            *[f"--config={s}" for s in stages],
+        ])  # fmt: skip
+
+    def stop(self) -> None:
+        """Stop every process this cluster started, by PID (TERM, then KILL after 10 s). Idempotent."""
+        for name in reversed(list(self.procs)):
+            proc = self.procs.pop(name)
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait(timeout=10)
+
+    def __enter__(self) -> LocalCluster:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- processes -------------------------------------------------------------------------------
+    @property
+    def kubeconfig(self) -> Path:
+        """The admin (cluster-admin) kubeconfig."""
+        return self.state_dir / "admin.kubeconfig"
+
+    def _spawn(self, name: str, args: list[str]) -> None:
+        logs = self.state_dir / "logs"
+        logs.mkdir(exist_ok=True)
+        with open(logs / f"{name}.log", "ab") as log:
+            self.procs[name] = subprocess.Popen(
+                [str(self.bins / name), *args], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                cwd=self.state_dir,
+            )  # fmt: skip
+
+    def check_alive(self) -> None:
+        """Raise (with the log tail) if a component exited."""
+        for name, proc in self.procs.items():
+            if proc.poll() is not None:
+                raise RuntimeError(f"{name} exited with {proc.returncode}\n{self.log_tails([name])}")
+
+    def log_tails(self, names: Iterable[str] | None = None, lines: int = 15) -> str:
+        out = []
+        for log in sorted((self.state_dir / "logs").glob("*.log")):
+            if names is None or log.stem in names:
+                tail = log.read_text(errors="replace").splitlines()[-lines:]
+                out.append(f"--- {log} (last {len(tail)} lines)\n" + "\n".join(tail))
+        return "\n".join(out)
+
+    def _wait_ready(self, timeout: float) -> None:
+        pki = self.state_dir / "pki"
+        ctx = ssl.create_default_context(cafile=str(pki / "ca.crt"))
+        ctx.load_cert_chain(str(pki / "admin.crt"), str(pki / "admin.key"))
+
+        def ready() -> bool:
+            self.check_alive()
+            try:
+                with urllib.request.urlopen(f"{self.server}/readyz", context=ctx, timeout=2) as resp:
+                    return bool(resp.status == 200)
+            except OSError:
+                return False
+
+        self.wait_for(ready, timeout=timeout, what=f"{self.server}/readyz", interval=0.2)
+
+    # ---- client helpers --------------------------------------------------------------------------
+    def kubectl(
+        self, *args: str, stdin: str | None = None, check: bool = True, kubeconfig: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run kubectl against this cluster (admin unless ``kubeconfig`` is given)."""
+        cmd = ["kubectl", f"--kubeconfig={kubeconfig or self.kubeconfig}", *args]
+        env = {**os.environ, "KUBECONFIG": str(kubeconfig or self.kubeconfig)}
+        proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, check=False)
+        if check and proc.returncode != 0:
+            raise KubectlError(args, proc.returncode, proc.stdout, proc.stderr)
+        return proc
+
+    def apply(
+        self,
+        manifests: str | Sequence[Mapping[str, Any]] | Path,
+        *extra: str,
+        check: bool = True,
+        kubeconfig: Path | None = None,
+    ) -> str:
+        """``kubectl apply`` YAML text, a list of objects, or a file/folder (``-f``); returns stdout.
+        ``extra`` goes to kubectl (e.g. ``"--server-side"``, ``"-n", "ns"``)."""
+        if isinstance(manifests, Path):
+            return self.kubectl("apply", "-f", str(manifests), *extra, check=check, kubeconfig=kubeconfig).stdout
+        text = manifests if isinstance(manifests, str) else yaml.safe_dump_all([dict(m) for m in manifests])
+        return self.kubectl("apply", "-f", "-", *extra, stdin=text, check=check, kubeconfig=kubeconfig).stdout
+
+    def create(self, objects: Sequence[Mapping[str, Any]], *, kubeconfig: Path | None = None, check: bool = True
+               ) -> subprocess.CompletedProcess[str]:  # fmt: skip
+        """``kubectl create`` (admission sees exactly these objects; no last-applied annotation)."""
+        text = yaml.safe_dump_all([dict(o) for o in objects])
+        return self.kubectl("create", "-f", "-", stdin=text, check=check, kubeconfig=kubeconfig)
+
+    def get(self, kind: str, name: str | None = None, namespace: str | None = None) -> dict[str, Any]:
+        """The object (or, without ``name``, the List) as the server stores it."""
+        args = ["get", kind, *([name] if name else []), "-o", "json"]
+        if namespace:
+            args += ["-n", namespace]
+        result: dict[str, Any] = json.loads(self.kubectl(*args).stdout)
+        return result
+
+    def wait_for(self, predicate: Callable[[], T], *, timeout: float = 60.0, what: str, interval: float = 0.5) -> T:
+        """Poll ``predicate`` until it returns something truthy (returned); TimeoutError names ``what``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = predicate()
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+            time.sleep(interval)
+
+    def kubeconfig_for(self, user: str, groups: Sequence[str] = ()) -> Path:
+        """A kubeconfig whose requests impersonate ``user`` in ``groups`` (plus system:authenticated),
+        so RBAC applies exactly as it would to that identity."""
+        safe = "".join(c if c.isalnum() else "-" for c in f"{user}-{'-'.join(groups)}")
+        path = self.state_dir / f"as-{safe}.kubeconfig"
+        path.write_text(yaml.safe_dump(_kubeconfig(self.server, self.state_dir / "pki", user, groups)))
+        return path
+
+    def create_nodes(self, nodes: Sequence[Mapping[str, Any]]) -> None:
+        """Create Node objects with their ``status`` (allocatable/capacity kept as given: no kubelet or
+        node-lifecycle controller overwrites them). Each gets the label ``type=kwok`` so kwok, when
+        started, marks it Ready and runs the pods bound to it."""
+        objects = []
+        for node in nodes:
+            obj = json.loads(json.dumps(node))
+            obj.setdefault("apiVersion", "v1")
+            obj.setdefault("kind", "Node")
+            obj["metadata"].setdefault("labels", {})["type"] = "kwok"
+            obj["metadata"].setdefault("annotations", {})["kwok.x-k8s.io/node"] = "fake"
+            objects.append(obj)
+        self.create(objects)
+
+    def delete_namespace(self, name: str, wait: bool = True) -> None:
+        self.kubectl("delete", "namespace", name, "--ignore-not-found", f"--wait={str(wait).lower()}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="start a local control plane until Ctrl-C")
+    parser.add_argument("--scheduler", action="store_true")
+    parser.add_argument("--kwok", action="store_true")
+    parser.add_argument("--state-dir", type=Path)
+    args = parser.parse_args(argv)
+    if find_binaries()[0] is None:
+        print(find_binaries()[1], file=sys.stderr)
+        return 3
+    with LocalCluster.start(args.state_dir) as cluster:
+        if args.scheduler:
+            cluster.start_scheduler()
+        if args.kwok:
+            cluster.start_kwok()
+        print(f"ready in {cluster.start_seconds:.1f} s; logs in {cluster.state_dir / 'logs'}")
+        print(f"export KUBECONFIG={cluster.kubeconfig}", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            while True:
+                cluster.check_alive()
+                time.sleep(2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
