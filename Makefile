@@ -74,11 +74,14 @@ lint: setup
 	$(BIN)/ruff check constructs stacks tests benchmarks
 	$(BIN)/mypy
 
-# terraform init + validate of every synthesized stack with the real providers (google 6.50.0,
-# kubernetes 2.38.0): from a local mirror built from Go modules when possible, else the registry.
+# Every synthesized stack validated (0 errors, 0 warnings) and planned offline with the real providers,
+# built from their Go modules into ~/.cache/gke-accel/terraform-mirror (google 8.0.0, kubernetes 3.2.1:
+# what the proxy serves; reused once built). SKIPPED, not failed, when Go is missing or the proxy refuses.
 validate-terraform: synth
 	tools/terraform/install_terraform_shim.sh $(VENV)
-	tools/terraform/build_providers.sh || echo "provider build failed: terraform init falls back to the registry"
+	@rc=0; tools/terraform/build_providers.sh || rc=$$?; \
+	if [[ $$rc == 3 ]]; then echo "validate-terraform: SKIPPED: the providers cannot be built here (see above)"; exit 0; fi; \
+	[[ $$rc == 0 ]] || exit $$rc; \
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python tools/terraform/validate_stacks.py cdktf.out
 
 # Pull-request review: what the change does to resources, capacity, quotas, cost and policy.
@@ -89,9 +92,10 @@ review: setup
 bench: setup
 	$(BIN)/python benchmarks/synth_benchmark.py
 
-# The cdktf CLI (Node) is only needed for `cdktf deploy` / `cdktf diff` against a real project.
-cli: node_modules/.bin/cdktf
-node_modules/.bin/cdktf: package.json
+# The CLIs (Node) are only needed for `deploy` / `diff` against a real project: CDK Terrain's `cdktn`
+# (the default framework's) and cdktf's; both read cdktf.json and run the same app.
+cli: node_modules/.bin/cdktn
+node_modules/.bin/cdktn: package.json
 	npm install --no-audit --no-fund
 	@touch $@
 

@@ -540,6 +540,7 @@ RULES = [
     # --- environment ---
     Rule("environment-name", "environment", "test-2", "Test", "environment", "not a valid environment name"),
     Rule("project-id", "project_id", "acme-ml-test2", "ACME", "project_id", "not a valid project ID"),
+    Rule("project-number", "project_number", "418027736645", "acme-ml-test", "project_number", "not a project number"),
     Rule("region", "region", "us-central1", "us central", "region", "not a region name"),
     Rule(
         "gcs-needs-bucket",

@@ -24,6 +24,7 @@ from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 
 BUCKET_NAME = re.compile(r"[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]")
+PROJECT_NUMBER = re.compile(r"[1-9][0-9]{5,18}")
 
 
 def _check_environment(spec: EnvironmentSpec, issues: IssueCollector) -> None:
@@ -35,6 +36,13 @@ def _check_environment(spec: EnvironmentSpec, issues: IssueCollector) -> None:
             spec.project_id,
             "is not a valid project ID",
             "6-30 lowercase letters, digits and '-', starting with a letter",
+        )
+    if spec.project_number is not None and not PROJECT_NUMBER.fullmatch(spec.project_number):
+        issues.bad(
+            "project_number",
+            spec.project_number,
+            "is not a project number",
+            "the project's number from `gcloud projects describe`, as digits in quotes, e.g. '123456789012'",
         )
     if not REGION.fullmatch(spec.region):
         issues.bad("region", spec.region, "is not a region name", "e.g. us-central1")
