@@ -11,6 +11,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+# Before jsii starts its Node process: run by `cdktn synth` / `cdktf synth` (cdktf.json), the app would
+# otherwise print jsii's Node 20 end-of-life banner on every run (the value lists the major versions).
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
+
 from gke_accel.cdk._framework import App
 from gke_accel.model import ConfigError, EnvironmentPlan
 from gke_accel.model.environment.config_files import load_environments
