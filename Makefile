@@ -89,8 +89,8 @@ BASE ?= origin/main
 review: setup
 	$(BIN)/gke-accel review --base $(BASE)
 
-bench: setup
-	$(BIN)/python benchmarks/synth_benchmark.py
+bench: setup setup-other-framework
+	$(BIN)/python benchmarks/synth_benchmark.py $(BENCH_ARGS)
 
 # The CLIs (Node) are only needed for `deploy` / `diff` against a real project: CDK Terrain's `cdktn`
 # (the default framework's) and cdktf's; both read cdktf.json and run the same app.

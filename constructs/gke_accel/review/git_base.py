@@ -20,9 +20,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from gke_accel.frameworks import FRAMEWORKS
+
 from .build import SideResult, side_result, synth_side
 
-PINNED = ("cdktf", "cdktf-cdktf-provider-google", "cdktf-cdktf-provider-kubernetes")
+# Every framework's pinned distributions (cdktn by default, cdktf as an extra): gke_accel/frameworks.py.
+PINNED = tuple(d for f in FRAMEWORKS.values() for d in f.distributions)
 _OWN_MODULES = ("gke_accel", "stacks")
 
 
@@ -70,7 +73,7 @@ def worktree(repo: Path, commit: str) -> Iterator[Path]:
 
 
 def pins(pyproject: Path) -> dict[str, str]:
-    """``name==version`` pins of the cdktf packages in a pyproject.toml (empty when unreadable)."""
+    """``name==version`` pins of the framework packages in a pyproject.toml (empty when unreadable)."""
     try:
         text = pyproject.read_text(encoding="utf-8")
     except OSError:
