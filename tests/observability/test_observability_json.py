@@ -255,7 +255,7 @@ def test_budget_label_filter(synth: Any) -> None:
     assert b["budget_filter"]["labels"] == {"team": "ml"}
     # Without project_number the number is read from the API by a data source.
     [(name, project)] = doc["data"]["google_project"].items()
-    assert project == {"project_id": "acme-ml-test"}
+    assert project["project_id"] == "acme-ml-test"
     assert b["budget_filter"]["projects"] == [f"projects/${{data.google_project.{name}.number}}"]
     assert [r["spend_basis"] for r in b["threshold_rules"]] == ["CURRENT_SPEND"] * 3
     assert "monitoring_notification_channels" not in b["all_updates_rule"]
