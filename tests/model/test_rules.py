@@ -683,6 +683,14 @@ RULES = [
         "not a valid bucket name",
     ),
     Rule(
+        "checkpoint-bucket-not-ip",
+        "platform.checkpoints",
+        {"bucket": "ckpt.10.0.0.1"},
+        {"bucket": "192.168.5.4"},
+        "platform.checkpoints.bucket",
+        "not an IP address",
+    ),
+    Rule(
         "checkpoint-days",
         "platform.checkpoints",
         {"noncurrent_version_days": 1},
