@@ -94,7 +94,10 @@ bench: setup setup-other-framework
 
 # The CLIs (Node) are only needed for `deploy` / `diff` against a real project: CDK Terrain's `cdktn`
 # (the default framework's) and cdktf's; both read cdktf.json and run the same app.
+# cdktn-cli 0.24 needs Node >= 22.19 (on Node 20 it fails with `util.markAsUncloneable is not a function`).
 cli: node_modules/.bin/cdktn
+	@node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>22||(a==22&&b>=19)?0:1)' || \
+	  echo "note: Node $$(node --version) is too old for the cdktn CLI (needs >= 22.19); use npx cdktf, or a newer Node"
 node_modules/.bin/cdktn: package.json
 	npm install --no-audit --no-fund
 	@touch $@
