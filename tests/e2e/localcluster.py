@@ -226,6 +226,7 @@ class LocalCluster:
         self._spawn("kwok", [
             f"--kubeconfig={self.kubeconfig}", "--manage-all-nodes=false",
             "--manage-nodes-with-label-selector=type=kwok", "--node-ip=127.0.0.1", "--server-address=",
+            "--node-port=0",  # no kubelet-like server: with a port kwok would listen on 0.0.0.0
             *[f"--config={s}" for s in stages],
         ])  # fmt: skip
 

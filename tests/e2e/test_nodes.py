@@ -7,17 +7,16 @@ from typing import Any
 
 import pytest
 from localcluster import LocalCluster
-from nodes import NODE_SHAPE_MISSING, environment_nodes, node_shape, tolerated
+from nodes import environment_nodes
 
 from gke_accel.model import load_environment
+from gke_accel.model.pools.node_shape import node_shape
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 
 
 @pytest.fixture(scope="module")
 def dev_nodes(scheduling_cluster: LocalCluster) -> Any:
-    if node_shape is None:
-        pytest.skip(NODE_SHAPE_MISSING)
     plan = load_environment(CONFIG / "dev.yaml")
     nodes = environment_nodes(plan)
     scheduling_cluster.create_nodes(nodes)
@@ -45,7 +44,7 @@ def tpu_pod(namespace: str, name: str, resource: str, pool: Any) -> dict[str, An
         "metadata": {"name": name, "namespace": namespace},
         "spec": {
             "nodeSelector": selector,
-            "tolerations": [{**tolerated(t), "operator": "Equal"} for t in shape.taints],
+            "tolerations": shape.tolerations(),
             "containers": [
                 {"name": "main", "image": "registry.k8s.io/pause:3.10", "resources": {"limits": {resource: "4"}}}
             ],

@@ -59,10 +59,18 @@ def refused(cluster: LocalCluster, obj: dict[str, Any]) -> str:
 def test_cpu_only_pod_gets_cpu_and_memory_defaults_and_no_accelerators(dev: LocalCluster) -> None:
     stored = create(dev, pod("nlp", [{}]))
     resources = stored["spec"]["containers"][0]["resources"]
+    zero = {GPU: "0", TPU: "0"}  # explicit zero defaults; a bare `max` would have defaulted them to 1 and 4
     assert resources == {
-        "limits": {"cpu": "1", "memory": "2Gi"},
-        "requests": {"cpu": "250m", "memory": "512Mi"},
+        "limits": {"cpu": "1", "memory": "2Gi", **zero},
+        "requests": {"cpu": "250m", "memory": "512Mi", **zero},
     }
+
+    def used() -> dict[str, str]:
+        status = dev.get("resourcequota", "compute", "nlp").get("status", {})
+        return dict(status.get("used", {})) if status.get("used", {}).get("pods") not in (None, "0") else {}
+
+    counted = dev.wait_for(used, what="the quota controller to count the pod")
+    assert counted[f"requests.{GPU}"] == counted[f"requests.{TPU}"] == "0"
     dev.kubectl("delete", "pod", stored["metadata"]["name"], "-n", "nlp", "--wait=false")
 
 

@@ -146,3 +146,24 @@ def test_a_huge_file_is_refused_fast_with_bounded_memory(tmp_path: Path, capsys:
     assert time.perf_counter() - started < 1.0
     assert _peak_rss_mb() - before < 50
     assert "byte limit" in capsys.readouterr().err
+
+
+def test_a_config_at_every_upper_limit_is_accepted_and_builds() -> None:
+    """The largest accepted values, together: each limit is inclusive and nothing downstream breaks."""
+    data = base_config()
+    for path, value in [
+        ("gpu_pools[0].max_nodes", 2000),  # 1000 per zone, 2 inherited zones
+        ("gpu_pools[0].zones", ["us-central1-a", "us-central1-b"]),
+        ("gpu_pools[0].disk_size_gb", 65536),
+        ("cluster.system_pool", {"min_nodes": 1000, "max_nodes": 1000, "disk_size_gb": 65536}),
+        ("tpu_pools[0].topology", "4x4"),
+        ("tpu_pools[0].max_slices", 64),
+        ("tpu_pools[0].min_slices", 64),
+        ("teams", [{"name": "big", "google_group": "big@acme.example.com", "cpu": 2**31 - 1,
+                    "memory_gib": 2**31 - 1, "pods": 2**31 - 1, "accelerators": {"l4": 2000}}]),
+    ]:
+        data = set_path(data, path, value)
+    plan = load_environment_text(to_yaml(data))
+    assert len(plan.pools) == 65
+    assert sum(p.node_bounds()[1] for p in plan.pools) + plan.cluster.system_pool.node_bounds()[1] == 3256
+    build_everything(plan)

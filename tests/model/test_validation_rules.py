@@ -74,6 +74,24 @@ RULES = [
         "does not offer nvidia-a100-80gb",
         {f"{GPU}.gpu": "a100-80gb", f"{GPU}.gpus_per_node": 1},
     ),
+    Rule(
+        "cluster-zone-exists",
+        "cluster.node_zones",
+        ["us-central1-a", "us-central1-f"],
+        ["us-central1-a", "us-central1-d"],
+        "cluster.node_zones[1]",
+        "is not a zone of us-central1",
+        {f"{GPU}.zones": ["us-central1-a"]},
+    ),
+    Rule(
+        "cluster-zonal-location-exists",
+        "cluster.location",
+        "us-central1-a",
+        "us-central1-e",
+        "cluster.location",
+        "is not a zone of us-central1",
+        {"cluster.node_zones": [], f"{GPU}.zones": ["us-central1-a"]},
+    ),
     # --- GKE and Compute Engine limits ---
     Rule("disk-max", f"{GPU}.disk_size_gb", 65536, 65537, f"{GPU}.disk_size_gb", "too large"),
     Rule("system-disk", "cluster.system_pool.disk_size_gb", 10, 5, "cluster.system_pool.disk_size_gb", "too small"),
@@ -219,6 +237,14 @@ RULES = [
         "cluster.network.network",
         "not a valid Compute Engine name",
     ),
+    Rule(
+        "rbac-group",
+        "cluster.rbac_security_group",
+        "gke-security-groups@acme.example.com",
+        "ml-admins@acme.example.com",
+        "cluster.rbac_security_group",
+        "gke-security-groups",
+    ),
     Rule("bucket-name", "backend", {"type": "gcs", "bucket": "acme-tf-state"}, {"type": "gcs", "bucket": "A"},
          "backend.bucket", "not a GCS bucket name"),
 ]
@@ -262,6 +288,15 @@ def test_independent_mistakes_are_all_listed_and_values_show_as_yaml() -> None:
     assert any("gpus_per_node: 3 is not valid" in f for f in found)
     assert any("'3x3' is not valid for v5e" in f for f in found)
     assert any("'10.0.0.0/33' is not a valid IPv4 CIDR" in f for f in found)
+
+
+def test_the_version_rule_still_runs_when_the_tpu_pool_has_another_mistake() -> None:
+    data = set_path(base_config(), f"{TPU}.generation", "v6e")
+    data = set_path(data, f"{TPU}.zone", "us-central1-f")  # no v6e there
+    data = set_path(data, "cluster.min_master_version", "1.30")
+    found = _errors(data)
+    assert len(found) == 2
+    assert any("first version with v6e TPUs" in f for f in found)
 
 
 def test_a_huge_value_is_cut_before_it_is_shown() -> None:

@@ -9,11 +9,11 @@ from typing import Any
 import kubernetes_validate
 import pytest
 import yaml
-from server_defaults import as_stored
+from server_defaults import as_stored, canonical_quantity
 
 from gke_accel.cli.main import main
 from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
-from gke_accel.model.platform.manifests import platform_manifests, quota_key
+from gke_accel.model.platform.manifests import gib_quantity, platform_manifests, quota_key
 from helpers import base_config, set_path, to_yaml
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
@@ -249,3 +249,15 @@ def test_cpu_only_containers_get_zero_accelerators_from_the_limit_range() -> Non
     container = as_stored(limits)["spec"]["limits"][0]
     for resource in ("nvidia.com/gpu", "google.com/tpu"):
         assert container["default"][resource] == container["defaultRequest"][resource] == "0"
+
+
+def test_quantities_are_written_in_the_servers_canonical_form() -> None:
+    """prod's 4096 GiB quota came back from the server as 4Ti, so every apply said "configured"."""
+    assert [gib_quantity(n) for n in (0, 128, 1536, 4096, 1024 * 1024)] == ["0", "128Gi", "1536Gi", "4Ti", "1Pi"]
+    assert [canonical_quantity(q) for q in ("4096Gi", "1536Mi", "250m", "32")] == ["4Ti", "1536Mi", "250m", "32"]
+    [prod_llm] = [
+        m
+        for m in by_kind(platform_manifests(plan_of("prod")), "ResourceQuota")
+        if m["metadata"]["namespace"] == "llm-training" and m["metadata"]["name"] == "compute"
+    ]
+    assert prod_llm["spec"]["hard"]["requests.memory"] == "4Ti"

@@ -49,3 +49,26 @@ def test_every_accepted_config_synthesizes(
         return
     doc = synth(data)
     assert doc["resource"]["google_container_cluster"]
+
+
+def test_a_config_at_every_upper_limit_synthesizes(synth: Callable[[dict[str, Any]], dict[str, Any]]) -> None:
+    """Validation's inclusive limits (nodes per zone, disk size, 64 slices, 32-bit quotas) synthesize."""
+    data = base_config()
+    for path, value in [
+        ("gpu_pools[0].max_nodes", 2000),
+        ("gpu_pools[0].zones", ["us-central1-a", "us-central1-b"]),
+        ("gpu_pools[0].disk_size_gb", 65536),
+        ("gpu_pools[0].labels", {"acme.example.com/Team": "NLP.1"}),
+        ("cluster.system_pool", {"min_nodes": 1, "max_nodes": 1000, "disk_size_gb": 65536}),
+        ("cluster.name", "a-cluster-name-of-thirty-nine-characters"[:39]),
+        ("tpu_pools[0].topology", "4x4"),
+        ("tpu_pools[0].max_slices", 64),
+        ("teams", [{"name": "big", "google_group": "big@acme.example.com", "cpu": 2**31 - 1}]),
+    ]:
+        data = set_path(data, path, value)
+    doc = synth(data)
+    pools = doc["resource"]["google_container_node_pool"]
+    assert len(pools) == 66  # 64 slice pools, the GPU pool, the system pool
+    accounts = doc["resource"]["google_service_account"].values()
+    [node_account] = [a["account_id"] for a in accounts if a["account_id"].endswith("-nodes")]
+    assert len(node_account) <= 30 and node_account[-7] != "-"  # never "<name>--nodes" or cut mid-word

@@ -26,7 +26,7 @@ from gke_accel.cdk.kubernetes_objects import typed_resource
 from gke_accel.cdk.policy import skip_check
 from gke_accel.model.environment.plan import EnvironmentPlan
 from gke_accel.model.platform.manifests import WORKLOAD_KSA, platform_manifests
-from gke_accel.model.platform.rules import team_namespace, team_service_account_id
+from gke_accel.model.platform.rules import checkpoint_bucket, team_namespace, team_service_account_id
 
 CHECKPOINT_ROLE = "roles/storage.objectUser"
 
@@ -37,7 +37,7 @@ _INSTALLER_SKIPS = {
 
 
 def checkpoint_bucket_name(plan: EnvironmentPlan) -> str:
-    return plan.spec.platform.checkpoints.bucket or f"{plan.spec.project_id}-{plan.name}-checkpoints"
+    return checkpoint_bucket(plan.spec)
 
 
 def object_id(manifest: dict[str, Any]) -> str:

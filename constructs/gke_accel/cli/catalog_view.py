@@ -6,6 +6,13 @@ from gke_accel.catalog import Catalog
 from gke_accel.cli.tables import render_table
 
 
+def _zones(zones: tuple[str, ...]) -> str:
+    """Short form: the count, and the zones themselves when there are few (all in catalog/zones.yaml)."""
+    if len(zones) <= 3:
+        return ", ".join(zones)
+    regions = len({z.rsplit("-", 1)[0] for z in zones})
+    return f"{len(zones)} zones in {regions} regions"
+
 def tpu_table(catalog: Catalog, only: str | None = None) -> str:
     rows = []
     for gen in catalog.tpu_generations.values():
@@ -23,7 +30,7 @@ def tpu_table(catalog: Catalog, only: str | None = None) -> str:
                 gen.hbm_gib_per_chip,
                 "compact" if gen.multihost_placement == "compact" else "workload policy",
                 f"{price.on_demand:.2f}/{price.spot if price.spot is not None else '-'}" if price else "-",
-                ", ".join(gen.zones),
+                _zones(gen.zones),
             ]
         )
     headers = [
@@ -35,7 +42,7 @@ def tpu_table(catalog: Catalog, only: str | None = None) -> str:
         "HBM GiB/chip",
         "multi-host",
         "$/chip-h od/spot",
-        "zones",
+        f"zones (data as of {catalog.zones.as_of})",
     ]
     return render_table(headers, rows, "TPU generations")
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from gke_accel.catalog import load_catalog
-from gke_accel.cli import cost_view, manifests_view, review_view
+from gke_accel.cli import cost_view, lint_view, manifests_view, review_view, size_view, verify_view, workload_view
 from gke_accel.cli.catalog_view import catalog_text
 from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, add_env_args, selected_plans
 from gke_accel.cli.summary import environment_summary
@@ -21,7 +21,7 @@ from gke_accel.frameworks import FrameworkError
 from gke_accel.model import ConfigError, ConfigIssue
 
 # Subcommand modules that add themselves to the parser (each has ``register(subparsers)``).
-COMMAND_MODULES = (manifests_view, cost_view, review_view)
+COMMAND_MODULES = (manifests_view, cost_view, review_view, size_view, lint_view, workload_view, verify_view)
 # What ``synth`` prints for each environment after its pool summary.
 SYNTH_SECTIONS = (manifests_view.synth_section, cost_view.synth_section)
 

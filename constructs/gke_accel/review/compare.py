@@ -13,7 +13,7 @@ from .diff import diff_stack
 from .git_base import BaseError, git, resolve, synth_base, worktree
 from .model import Review, StackReview
 from .safety import safety_items
-from .scans import add_policy, start_scan
+from .scans import CheckovZygote, add_policy, start_scan
 
 __all__ = ["add_policy", "compare_sides", "review_config_dirs", "review_git"]
 
@@ -91,11 +91,14 @@ def review_git(
         raise BaseError(f"--config-dir {config_dir} is not inside the repository {repo}") from exc
     if outdir.exists():
         shutil.rmtree(outdir / "stacks", ignore_errors=True)
+    # checkov's import (~3-4 s) happens while the head is synthesized; its scan of the head while
+    # the base is (processes of their own, so they overlap for real)
+    zygote = CheckovZygote() if policy else None
     head = synth_current("head", head_config, outdir, names)
     scratch = Path(tempfile.mkdtemp(prefix="gke-accel-review-out-"))
     pool = ThreadPoolExecutor(max_workers=1)
-    # checkov on the head runs while the base is synthesized (a subprocess: it overlaps for real)
-    head_scan = start_scan(pool, head, scratch / "scan") if policy else None
+    runner = zygote.run if zygote else None
+    head_scan = start_scan(pool, head, scratch / "scan", runner) if policy else None
     try:
         with worktree(repo, commit) as root:
             base, notes = synth_base(
@@ -109,8 +112,10 @@ def review_git(
         )
         review.notes[:0] = notes or [f"base synthesized {base.method}"]
         if policy:
-            add_policy(review, base, head, head_scan=head_scan)
+            add_policy(review, base, head, head_scan=head_scan, runner=runner)
         return review
     finally:
+        if zygote is not None:
+            zygote.stop()  # every scan the review needs is done; a head scan nobody needs is cut short
         pool.shutdown(wait=True)
         shutil.rmtree(scratch, ignore_errors=True)

@@ -21,11 +21,31 @@ def _body(doc: Mapping[str, Any] | None, rtype: str, logical_id: str) -> Mapping
     return ((doc or {}).get("resource") or {}).get(rtype, {}).get(logical_id) or {}
 
 
-def _ns_name(body: Mapping[str, Any]) -> str:
+def _metadata(body: Mapping[str, Any]) -> Mapping[str, Any]:
     metadata = body.get("metadata") or {}
     if isinstance(metadata, list):
         metadata = metadata[0] if metadata else {}
-    return str(metadata.get("name", ""))
+    return metadata if isinstance(metadata, Mapping) else {}
+
+
+def _ns_name(body: Mapping[str, Any]) -> str:
+    return str(_metadata(body).get("name", ""))
+
+
+def _team(body: Mapping[str, Any]) -> str:
+    return str((_metadata(body).get("labels") or {}).get("team", ""))
+
+
+def _created_namespaces(changes: list[ResourceChange], after_doc: Mapping[str, Any] | None) -> dict[str, str]:
+    """Team label -> name of each namespace the change creates (a team's namespace renamed shows
+    as one namespace destroyed and another created: their object IDs follow the name)."""
+    out: dict[str, str] = {}
+    for change in changes:
+        if change.rtype in NAMESPACES and change.action == "create":
+            body = _body(after_doc, change.rtype, change.logical_id)
+            if _team(body):
+                out[_team(body)] = _ns_name(body)
+    return out
 
 
 def _protected(body: Mapping[str, Any]) -> bool:
@@ -74,11 +94,14 @@ def _cluster(change: ResourceChange, before: Mapping[str, Any]) -> SafetyItem | 
     )
 
 
-def _namespace(change: ResourceChange, before: Mapping[str, Any], after: Mapping[str, Any]) -> SafetyItem | None:
+def _namespace(
+    change: ResourceChange, before: Mapping[str, Any], after: Mapping[str, Any], created: dict[str, str]
+) -> SafetyItem | None:
     if change.rtype not in NAMESPACES or change.action not in ("replace", "delete"):
         return None
-    old, new = _ns_name(before), _ns_name(after)
-    what = f"renamed to `{new}`" if change.action == "replace" and new and new != old else "removed"
+    old = _ns_name(before)
+    new = _ns_name(after) if change.action == "replace" else created.get(_team(before), "")
+    what = f"renamed to `{new}`" if new and new != old else "removed"
     return SafetyItem(
         "namespace-removed",
         f"namespace `{old}` {what}",
@@ -152,13 +175,14 @@ def safety_items(
 ) -> list[SafetyItem]:
     """Every safety item of one stack, block items (state, providers) first."""
     items = [i for i in (_block(b, before_doc, after_doc) for b in blocks) if i]
+    created = _created_namespaces(changes, after_doc)
     for change in changes:
         before = _body(before_doc, change.rtype, change.previous_logical_id or change.logical_id)
         after = _body(after_doc, change.rtype, change.logical_id)
         for item in (
             _cluster(change, before),
             _protection_off(change, before, after),
-            _namespace(change, before, after),
+            _namespace(change, before, after, created),
             _bucket(change, before),
             _address_moved(change),
         ):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass
 
 from gke_accel.catalog import Catalog, load_catalog
@@ -137,6 +138,27 @@ def _nap_limits(spec: ClusterSpec, catalog: Catalog, issues: IssueCollector) -> 
     return limits
 
 
+
+_DOMAIN_LABEL = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
+RBAC_GROUP = re.compile(rf"gke-security-groups@{_DOMAIN_LABEL}(?:\.{_DOMAIN_LABEL})+")
+
+
+def _check_zones_exist(
+    zones: tuple[str, ...], region: str, path: str, catalog: Catalog, issues: IssueCollector
+) -> None:
+    """Zones of a region the zone data knows must be among its zones (the system pool runs there);
+    a region the data does not know yet gets a warning (catalog/zones.yaml, docs/zones.md)."""
+    facts = catalog.zones
+    known = sorted(z for z in facts.standard_zones | facts.tpu_only_zones if region_of(z) == region)
+    for i, zone in enumerate(zones):
+        where = f"{path}[{i}]" if path.endswith("node_zones") else path
+        if not ZONE.fullmatch(zone) or region_of(zone) != region or zone in facts.ai_zones:
+            continue
+        if not known:
+            issues.warn(where, f"{zone}: region {region} is not in the zone data as of {facts.as_of}")
+        elif zone not in known:
+            issues.bad(where, zone, f"is not a zone of {region} (zone data as of {facts.as_of})", known)
+
 def plan_cluster(
     spec: ClusterSpec, *, region: str, issues: IssueCollector | None = None, catalog: Catalog | None = None
 ) -> ClusterPlan:
@@ -161,6 +183,16 @@ def plan_cluster(
         )
     check_zones(spec.node_zones, region, "cluster.node_zones", issues)
     node_zones = spec.node_zones or ((spec.location,) if zonal else ())
+    group = spec.rbac_security_group
+    if group is not None and not RBAC_GROUP.fullmatch(group):
+        issues.bad(
+            "cluster.rbac_security_group",
+            group,
+            "is not a Google Groups for RBAC group (GKE requires the name gke-security-groups)",
+            "gke-security-groups@<your domain>",
+        )
+    zones_path = "cluster.node_zones" if spec.node_zones else "cluster.location"
+    _check_zones_exist(node_zones, region, zones_path, catalog, issues)
     if regional and not spec.node_zones:
         issues.bad(
             "cluster.node_zones",

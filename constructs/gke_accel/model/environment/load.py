@@ -104,7 +104,7 @@ def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalo
         )
         failed += len(issues.issues) > before
     _check_cluster_size(cluster, pools, issues)
-    check_min_versions(spec.cluster.min_master_version, pools, catalog, issues)
+    check_min_versions(spec.cluster.min_master_version, (t.generation for t in spec.tpu_pools), catalog, issues)
     warnings = check_platform(spec, pools, issues, pools_complete=not failed)
     check_observability(spec, pools, issues)
     seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 from gke_accel.catalog import Catalog
 from gke_accel.model.core.errors import IssueCollector
-from gke_accel.model.pools.node_pool import NodePoolPlan
 
 _VERSION = re.compile(r"(\d{1,4})\.(\d{1,4})(?:\.(\d{1,4}))?(?:-gke\.(\d{1,12}))?")
 
@@ -36,9 +35,11 @@ def pin_reaches(pinned: str, needed: str) -> bool | None:
 
 
 def check_min_versions(
-    min_master_version: str | None, pools: Sequence[NodePoolPlan], catalog: Catalog, issues: IssueCollector
+    min_master_version: str | None, generations: Iterable[str], catalog: Catalog, issues: IssueCollector
 ) -> None:
-    """A pinned control-plane version must be at least what each TPU generation in use needs."""
+    """A pinned control-plane version must be at least what each TPU generation in use needs.
+    ``generations`` are the ones the config names (even in a pool with another mistake: the
+    version problem is independent of it); unknown names are skipped."""
     if min_master_version is None or min_master_version == "latest":
         return
     if version_key(min_master_version) is None:
@@ -49,7 +50,7 @@ def check_min_versions(
             "e.g. 1.33 or 1.33.2-gke.1111000, or latest",
         )
         return
-    for gen_name in sorted({p.tpu_generation for p in pools if p.tpu_generation}):
+    for gen_name in sorted({g for g in generations if g in catalog.tpu_generations}):
         needed = catalog.tpu_generations[gen_name].min_gke_version
         if pin_reaches(min_master_version, needed) is False:
             issues.bad(

@@ -29,6 +29,20 @@ def quota_key(resource: str) -> str:
     return f"requests.{resource}"
 
 
+def gib_quantity(gib: int) -> str:
+    """``gib`` GiB as a Kubernetes quantity in the canonical form the API server stores: the largest
+    binary suffix that keeps the number whole (4096 GiB is written back as ``4Ti``; writing ``4096Gi``
+    would show as a change on every apply and plan)."""
+    if gib == 0:
+        return "0"
+    value, suffix = gib, "Gi"
+    for bigger in ("Ti", "Pi", "Ei"):
+        if value % 1024:
+            break
+        value, suffix = value // 1024, bigger
+    return f"{value}{suffix}"
+
+
 def _meta(name: str, namespace: str | None = None, **labels: str) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name, "labels": {**MANAGED_BY, **labels}}
     if namespace:
@@ -71,7 +85,7 @@ def _per_resource(team: TeamSpec, catalog: Catalog) -> dict[str, int]:
 def team_objects(plan: EnvironmentPlan, team: TeamSpec, catalog: Catalog) -> list[Manifest]:
     ns = team_namespace(team.name, team.namespace)
     gsa = f"{team_service_account_id(team.name, plan.name)}@{plan.spec.project_id}.iam.gserviceaccount.com"
-    hard = {"requests.cpu": str(team.cpu), "requests.memory": f"{team.memory_gib}Gi", "pods": str(team.pods)}
+    hard = {"requests.cpu": str(team.cpu), "requests.memory": gib_quantity(team.memory_gib), "pods": str(team.pods)}
     hard |= {quota_key(r): str(n) for r, n in _per_resource(team, catalog).items()}
     objects: list[Manifest] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(ns, team=team.name)},

@@ -115,9 +115,14 @@ def _check_teams(spec: EnvironmentSpec, class_names: set[str], issues: IssueColl
                 )
 
 
+def checkpoint_bucket(spec: EnvironmentSpec) -> str:
+    """The environment's checkpoint bucket (teams use only ``<team>/`` in it)."""
+    return spec.platform.checkpoints.bucket or f"{spec.project_id}-{spec.environment}-checkpoints"
+
+
 def _check_checkpoints(spec: EnvironmentSpec, issues: IssueCollector) -> None:
     cp = spec.platform.checkpoints
-    bucket = cp.bucket or f"{spec.project_id}-{spec.environment}-checkpoints"
+    bucket = checkpoint_bucket(spec)
     # Cloud Storage also refuses names that read as an IPv4 address; the google provider does not check it.
     if not BUCKET.fullmatch(bucket) or "goog" in bucket or ".." in bucket or IPV4.fullmatch(bucket):
         issues.bad(

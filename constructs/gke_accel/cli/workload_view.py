@@ -1,0 +1,81 @@
+"""``gke-accel workload new``: a ready Job, JobSet or Deployment for a team, as YAML.
+
+Model only: no provider bindings, no cluster access.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from typing import Any
+
+import yaml
+
+from gke_accel.cli.common import EXIT_OK, selected_plans
+from gke_accel.model import ConfigError, ConfigIssue
+from gke_accel.workloads.generate import WorkloadRequest, new_workload
+from gke_accel.workloads.generate.workload import KINDS
+
+
+def to_yaml(objects: list[dict[str, Any]]) -> str:
+    return yaml.safe_dump_all(objects, sort_keys=False, default_flow_style=False)
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    if args.chips is not None and args.gpus is not None:
+        raise ConfigError([ConfigIssue("--chips/--gpus", "give one of them", "--chips for TPUs, --gpus for GPUs")])
+    plans = selected_plans(args)
+    if len(plans) != 1:
+        raise ConfigError([ConfigIssue("--env", "name exactly one environment", [p.name for p in plans])])  # type: ignore[arg-type]
+    request = WorkloadRequest(
+        name=args.name,
+        team=args.team,
+        kind=args.kind,
+        accelerator=args.accelerator,
+        image=args.image,
+        command=tuple(shlex.split(args.command)) if args.command else (),
+        chips=args.chips if args.chips is not None else args.gpus,
+        priority=args.priority,
+        replicas=args.replicas,
+        completions=args.completions,
+        parallelism=args.parallelism,
+        cpu=args.cpu,
+        memory=args.memory,
+        checkpoints=not args.no_checkpoints,
+        port=args.port,
+    )
+    text = to_yaml(new_workload(plans[0], request))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("workload", help="workload templates for a team")
+    verbs = p.add_subparsers(dest="verb", required=True)
+    n = verbs.add_parser("new", help="generate a Job, JobSet or Deployment that lint and the API server accept")
+    n.add_argument("--env", action="append", required=True, help="environment name")
+    n.add_argument("--config-dir", default="config", help="folder with <env>.yaml files (default: config)")
+    n.add_argument("--team", required=True)
+    n.add_argument("--kind", choices=KINDS, default="job")
+    n.add_argument("--accelerator", required=True, help="TPU generation or GPU model: v5e, v5p, l4, h100, ...")
+    n.add_argument("--chips", type=int, help="TPU chips of the slice (default: the first slice shape)")
+    n.add_argument("--gpus", type=int, help="GPUs per pod (default 1)")
+    n.add_argument("--image", required=True)
+    n.add_argument("--command", help="the container command, shell-quoted")
+    n.add_argument("--name", default="train")
+    n.add_argument("--priority", help="priority class (default training; inference for a deployment)")
+    n.add_argument("--replicas", type=int, default=1, help="deployment replicas")
+    n.add_argument("--completions", type=int, default=1, help="job: runs to complete (a sweep, Indexed)")
+    n.add_argument("--parallelism", type=int, default=1, help="job: runs at once")
+    n.add_argument("--cpu", help="cpu per pod (default: half the node's share)")
+    n.add_argument("--memory", help="memory per pod, e.g. 32Gi (default: half the node's share)")
+    n.add_argument("--port", type=int, help="deployment: serving port (adds readiness/liveness probes)")
+    n.add_argument("--no-checkpoints", action="store_true", help="do not mount the checkpoint bucket")
+    n.add_argument("--out", help="write to this file instead of stdout")
+    n.set_defaults(func=cmd_new)

@@ -1,0 +1,53 @@
+"""The one place the workload tools import the model's internals from, so a move of modules inside
+``gke_accel.model`` touches this file only."""
+
+from __future__ import annotations
+
+from gke_accel.model import (
+    ConfigError,
+    ConfigIssue,
+    EnvironmentPlan,
+    GpuPoolSpec,
+    NodePoolPlan,
+    TpuPoolSpec,
+    plan_gpu_pool,
+    plan_tpu_pool,
+)
+from gke_accel.model.observability.cost import node_rate
+from gke_accel.model.platform.capacity import accelerator_key
+from gke_accel.model.platform.manifests import WORKLOAD_KSA, platform_manifests, quota_key
+from gke_accel.model.platform.rules import checkpoint_bucket, team_namespace
+from gke_accel.model.platform.spec import TeamSpec
+from gke_accel.model.pools.node_pool import GPU_RESOURCE, LABEL_PREFIX, TPU_RESOURCE
+from gke_accel.model.pools.node_shape import NODEPOOL_LABEL, NodeShape, NodeTaint, node_shape
+from gke_accel.model.pools.topology import dims, topology_problem
+
+POOL_LABEL = f"{LABEL_PREFIX}/pool"  # our own label with the pool name as configured
+
+__all__ = [
+    "GPU_RESOURCE",
+    "NODEPOOL_LABEL",
+    "POOL_LABEL",
+    "TPU_RESOURCE",
+    "WORKLOAD_KSA",
+    "ConfigError",
+    "ConfigIssue",
+    "EnvironmentPlan",
+    "GpuPoolSpec",
+    "NodePoolPlan",
+    "NodeShape",
+    "NodeTaint",
+    "TeamSpec",
+    "TpuPoolSpec",
+    "accelerator_key",
+    "checkpoint_bucket",
+    "dims",
+    "node_rate",
+    "node_shape",
+    "plan_gpu_pool",
+    "plan_tpu_pool",
+    "platform_manifests",
+    "quota_key",
+    "team_namespace",
+    "topology_problem",
+]

@@ -1,0 +1,163 @@
+"""Runs every lint rule over the workloads read from YAML, per environment, and renders the verdict:
+whether and where each workload schedules, and the errors and warnings that say why not."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from gke_accel.workloads._model import GPU_RESOURCE, TPU_RESOURCE, EnvironmentPlan, platform_manifests
+from gke_accel.workloads.lint import jobs, team
+from gke_accel.workloads.lint.findings import Finding
+from gke_accel.workloads.lint.placement import place
+from gke_accel.workloads.lint.podsecurity import enforced_levels, violations
+from gke_accel.workloads.lint.queues import queue_findings
+from gke_accel.workloads.lint.resources import resource_findings
+from gke_accel.workloads.lint.scheduling import pod_requests
+from gke_accel.workloads.lint.tpu import tpu_findings
+from gke_accel.workloads.manifests import Documents, PodGroup, Workload, read_documents
+from gke_accel.workloads.nodes import PoolNodes, pool_nodes
+
+
+@dataclass(frozen=True)
+class WorkloadVerdict:
+    workload: Workload
+    findings: tuple[Finding, ...]
+    pools: tuple[str, ...]  # pools its pods fit on
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def schedules(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> str:
+        wl = self.workload
+        where = f"{wl.ref} ({wl.namespace or 'no namespace'}, {wl.source})"
+        if self.schedules:
+            return f"ok    {where}: schedules on {', '.join(self.pools) or '(no pool)'}"
+        return f"FAIL  {where}: will not run as written ({len(self.errors)} error(s))"
+
+
+@dataclass(frozen=True)
+class LintReport:
+    environment: str
+    verdicts: tuple[WorkloadVerdict, ...]
+    notes: tuple[str, ...] = ()
+    unreadable: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.unreadable and all(v.schedules for v in self.verdicts)
+
+    def render(self) -> str:
+        lines = [f"environment {self.environment}:"]
+        for v in self.verdicts:
+            lines.append(v.summary())
+            lines += [f.render() for f in sorted(v.findings, key=lambda f: f.severity)]
+        lines += [f"error {u}" for u in self.unreadable]
+        lines += [f"note  {n}" for n in self.notes]
+        errors = sum(len(v.errors) for v in self.verdicts) + len(self.unreadable)
+        warnings = sum(len(v.findings) - len(v.errors) for v in self.verdicts)
+        lines.append(f"{len(self.verdicts)} workload(s): {errors} error(s), {warnings} warning(s)")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "environment": self.environment,
+            "ok": self.ok,
+            "workloads": [
+                {
+                    "kind": v.workload.kind,
+                    "name": v.workload.name,
+                    "namespace": v.workload.namespace,
+                    "source": v.workload.source,
+                    "schedules": v.schedules,
+                    "pools": list(v.pools),
+                    "findings": [f.to_dict() for f in v.findings],
+                }
+                for v in self.verdicts
+            ],
+            "notes": list(self.notes),
+            "unreadable": list(self.unreadable),
+        }
+
+
+def _capacity(g: PodGroup, requests: dict[str, Decimal], pools: list[PoolNodes]) -> list[Finding]:
+    """Pods at once against what the fitting pools hold at their maximum size (accelerator pods)."""
+    accel = next((r for r in (TPU_RESOURCE, GPU_RESOURCE) if requests.get(r)), None)
+    if accel is None or not pools:
+        return []
+    per_pod = requests[accel]
+    room = sum(int(p.allocatable.get(accel, Decimal(0)) // per_pod) * p.max_nodes for p in pools)
+    if g.pods <= room:
+        return []
+    return [
+        Finding(
+            "capacity",
+            "warning",
+            g.job_path or g.path,
+            f"runs {g.pods} pods at once, but at their maximum size the pools it fits "
+            f"({', '.join(p.name for p in pools)}) hold {room}: the rest wait for a free node",
+        )
+    ]
+
+
+@dataclass
+class _Context:
+    plan: EnvironmentPlan
+    pools: list[PoolNodes]
+    teams: dict[str, Any]
+    services: list[dict[str, Any]] = field(default_factory=list)
+    pod_security: dict[str, str] = field(default_factory=dict)  # namespace -> enforced level
+
+
+def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
+    findings: list[Finding] = []
+    placed: list[team.Placed] = []
+    fitting: list[str] = []
+    owner = ctx.teams.get(wl.namespace or "")
+    findings += team.namespace_findings(wl, ctx.teams)
+    if not wl.groups:
+        findings.append(Finding("no-pool", "error", "spec", "has no pod template"))
+    for g in wl.groups:
+        requests = pod_requests(g.spec)
+        findings += resource_findings(g.spec, g.path)
+        pools, why = place(g.spec, g.path, requests, ctx.pools)
+        findings += why
+        fitting += [p.name for p in pools if p.name not in fitting]
+        placed.append(team.Placed(g, requests, pools))
+        findings += tpu_findings(g, requests, pools)
+        findings += jobs.multi_host_findings(wl, g, pools, ctx.services, ctx.pools)
+        findings += _capacity(g, requests, pools)
+        findings += jobs.retry_findings(wl, g, any(p.plan.spot for p in pools))
+        findings += team.priority_findings(ctx.plan, wl, g, owner)
+        level = ctx.pod_security.get(wl.namespace or "")
+        if level:
+            findings += [
+                Finding("pod-security", "error", g.path, f"namespace {wl.namespace} enforces {level!r}: {problem}")
+                for problem in violations(g.spec, level)
+            ]
+    if owner is not None:
+        findings += team.quota_findings(wl, owner, placed)
+    findings += queue_findings(ctx.plan, wl, owner)
+    unique = tuple(dict.fromkeys(findings))
+    return WorkloadVerdict(wl, unique, tuple(fitting))
+
+
+def lint_documents(plan: EnvironmentPlan, docs: Documents) -> LintReport:
+    levels = enforced_levels(platform_manifests(plan))
+    ctx = _Context(plan, pool_nodes(plan), team.teams_by_namespace(plan), list(docs.services), levels)
+    verdicts = tuple(_lint_workload(ctx, wl) for wl in docs.workloads)
+    notes = tuple(docs.skipped)
+    if not docs.workloads and not docs.errors:
+        notes += ("no workloads found (Pod, Job, JobSet, Deployment, StatefulSet)",)
+    return LintReport(plan.name, verdicts, notes, tuple(docs.errors))
+
+
+def lint_texts(plan: EnvironmentPlan, texts: list[tuple[str, str]]) -> LintReport:
+    """Lint (file name, YAML text) pairs against one environment."""
+    return lint_documents(plan, read_documents(texts))

@@ -1,0 +1,51 @@
+"""One lint finding: the rule, how bad it is, where, what is wrong and what to write instead."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+# Rule codes (docs/workloads.md lists them with an example each).
+RULES = {
+    "resource-name": "accelerator resource names GKE nodes advertise",
+    "extended-limits": "accelerator requests equal their limits",
+    "no-pool": "node selectors and affinity match a pool",
+    "tolerations": "the pool's taints are tolerated",
+    "gpu-count": "GPUs per pod fit on one node of a pool",
+    "tpu-chips": "TPU chips per pod match the chips of one TPU VM",
+    "multi-host": "a multi-host slice gets one pod per VM, Indexed, with DNS for its peers",
+    "slices": "no more slices than the environment has",
+    "capacity": "pods at once fit the pools at their maximum size",
+    "node-size": "cpu and memory per pod fit a node",
+    "quota": "requests stay within the team's quota",
+    "priority": "the priority class exists and the team may use it",
+    "pod-security": "pods pass the Pod Security level the team namespace enforces",
+    "queue-label": "the Kueue queue label where the environment uses Kueue",
+    "namespace": "the workload runs in a team namespace",
+    "retry": "preemption and eviction are not counted as application failures",
+    "tpu-selectors": "TPU pods select accelerator and topology",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    severity: Severity
+    path: str  # field path inside the workload
+    message: str
+    hint: str = ""
+
+    def render(self) -> str:
+        tail = f"\n        fix: {self.hint}" if self.hint else ""
+        return f"  {self.severity:<7} [{self.rule}] {self.path}: {self.message}{tail}"
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "rule": self.rule,
+            "severity": self.severity,
+            "path": self.path,
+            "message": self.message,
+            "hint": self.hint,
+        }

@@ -1,0 +1,72 @@
+"""The Kueue rule: where the environment uses Kueue, a workload carries the queue label naming its
+team's LocalQueue. Names come from the model's queue contract (``gke_accel.model.queues``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gke_accel.workloads._model import EnvironmentPlan, TeamSpec, team_namespace
+from gke_accel.workloads.lint.findings import Finding
+from gke_accel.workloads.manifests import Workload
+
+try:  # the queue naming contract, once model/queues is on main
+    from gke_accel.model.queues.names import (  # type: ignore[import-not-found,unused-ignore]
+        QUEUE_LABEL,
+        cluster_queue_name,
+        team_local_queue,
+    )
+except ImportError:  # pragma: no cover - environments without Kueue support
+    QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+
+    def team_local_queue(spec: Any, team_name: str) -> tuple[str, str] | None:
+        return None
+
+    def cluster_queue_name(team_name: str) -> str:
+        return team_name
+
+
+def team_queue(plan: EnvironmentPlan, team: TeamSpec) -> str | None:
+    """The name of the team's LocalQueue, or None when the environment does not use Kueue."""
+    found: tuple[str, str] | None = team_local_queue(plan.spec, team.name)
+    return None if found is None else found[1]
+
+
+def expected_queues(plan: EnvironmentPlan) -> list[dict[str, Any]]:
+    """The LocalQueues verify expects (none without Kueue)."""
+    out = []
+    for team in plan.spec.teams:
+        name = team_queue(plan, team)
+        if name is not None:
+            out.append(
+                {
+                    "apiVersion": "kueue.x-k8s.io/v1beta1",
+                    "kind": "LocalQueue",
+                    "metadata": {"name": name, "namespace": team_namespace(team.name, team.namespace)},
+                    "spec": {"clusterQueue": cluster_queue_name(team.name)},
+                }
+            )
+    return out
+
+
+def queue_findings(plan: EnvironmentPlan, wl: Workload, team: TeamSpec | None) -> list[Finding]:
+    if team is None:
+        return []
+    name = team_queue(plan, team)
+    if name is None:
+        return []
+    have = wl.labels.get(QUEUE_LABEL)
+    if have == name:
+        return []
+    what = "is missing" if have is None else f"is {have!r}, not the team's LocalQueue"
+    return [
+        Finding(
+            "queue-label",
+            "error",
+            f"metadata.labels.{QUEUE_LABEL}",
+            f"{what}: {plan.name} shares accelerators through Kueue, team {team.name}'s queue is {name!r}",
+            f"{QUEUE_LABEL}: {name}",
+        )
+    ]
+
+
+__all__ = ["QUEUE_LABEL", "expected_queues", "queue_findings", "team_queue"]

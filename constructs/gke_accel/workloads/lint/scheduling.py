@@ -1,0 +1,148 @@
+"""What the scheduler checks, against the nodes of the environment's pools: node selectors, required
+node affinity, taints and tolerations, and resource requests against allocatable."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from gke_accel.workloads._model import NodeTaint
+from gke_accel.workloads.manifests import Obj, as_dict, as_list, containers, init_containers
+from gke_accel.workloads.nodes import PoolNodes
+from gke_accel.workloads.quantity import parse_quantity
+
+BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
+
+
+def pod_requests(pod: Obj) -> dict[str, Decimal]:
+    """Effective requests of a pod: the sum over containers (a limit stands in for a missing request),
+    or the largest init container's when that is bigger."""
+
+    def one(c: Obj) -> dict[str, Decimal]:
+        res = as_dict(c.get("resources"))
+        out: dict[str, Decimal] = {}
+        for part in ("limits", "requests"):  # requests win over limits
+            values = as_dict(res.get(part))
+            for name, value in values.items():
+                q = parse_quantity(value)
+                if q is not None:
+                    out[str(name)] = q
+        return out
+
+    total: dict[str, Decimal] = {}
+    for c in containers(pod):
+        for k, v in one(c).items():
+            total[k] = total.get(k, Decimal(0)) + v
+    for c in init_containers(pod):
+        for k, v in one(c).items():
+            total[k] = max(total.get(k, Decimal(0)), v)
+    return total
+
+
+def _match_expression(expr: Any, labels: dict[str, str]) -> bool:
+    if not isinstance(expr, dict):
+        return False
+    key, op = str(expr.get("key", "")), expr.get("operator")
+    values = [str(v) for v in expr.get("values") or []]
+    present = key in labels
+    if op == "In":
+        return present and labels[key] in values
+    if op == "NotIn":
+        return not present or labels[key] not in values
+    if op == "Exists":
+        return present
+    if op == "DoesNotExist":
+        return not present
+    if op in ("Gt", "Lt") and present and values:
+        try:
+            left, right = int(labels[key]), int(values[0])
+        except ValueError:
+            return False
+        return left > right if op == "Gt" else left < right
+    return False
+
+
+def required_terms(pod: Obj) -> list[Any] | None:
+    affinity = as_dict(pod.get("affinity"))
+    node = as_dict(affinity.get("nodeAffinity"))
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if not isinstance(required, dict):
+        return None
+    terms = required.get("nodeSelectorTerms")
+    return terms if isinstance(terms, list) else []
+
+
+def selector_mismatch(pod: Obj, labels: dict[str, str]) -> list[str]:
+    """Why the pod's nodeSelector / required node affinity rejects nodes with these labels."""
+    reasons = []
+    selector = as_dict(pod.get("nodeSelector"))
+    for key, value in selector.items():
+        have = labels.get(str(key))
+        if have != str(value):
+            reasons.append(f"nodeSelector {key}={value} (nodes have {have if have is not None else 'no such label'})")
+    terms = required_terms(pod)
+    if terms is not None:
+        matched = any(
+            isinstance(t, dict) and all(_match_expression(e, labels) for e in t.get("matchExpressions") or [])
+            for t in terms
+        )
+        if not matched:
+            reasons.append("required node affinity matches none of its nodeSelectorTerms")
+    return reasons
+
+
+def tolerates(tolerations: list[Any], taint: NodeTaint) -> bool:
+    for t in tolerations:
+        if not isinstance(t, dict):
+            continue
+        op = t.get("operator", "Equal")
+        key = t.get("key")
+        if key in (None, "") and op != "Exists":
+            continue
+        if key not in (None, "") and key != taint.key:
+            continue
+        if op == "Equal" and str(t.get("value", "")) != taint.value:
+            continue
+        if t.get("effect") not in (None, "", taint.effect):
+            continue
+        return True
+    return False
+
+
+def untolerated(pod: Obj, pool: PoolNodes) -> list[NodeTaint]:
+    tolerations = as_list(pod.get("tolerations"))
+    return [t for t in pool.taints if t.effect in BLOCKING_EFFECTS and not tolerates(tolerations, t)]
+
+
+@dataclass
+class PoolCheck:
+    pool: PoolNodes
+    selector: list[str] = field(default_factory=list)
+    taints: list[NodeTaint] = field(default_factory=list)
+    resources: list[str] = field(default_factory=list)
+
+    @property
+    def fits(self) -> bool:
+        return not (self.selector or self.taints or self.resources)
+
+
+def check_pool(pod: Obj, requests: dict[str, Decimal], pool: PoolNodes) -> PoolCheck:
+    check = PoolCheck(pool, selector_mismatch(pod, pool.labels), untolerated(pod, pool))
+    for name, amount in requests.items():
+        if amount <= 0:
+            continue
+        have = pool.allocatable.get(name)
+        extended = "/" in name and not name.startswith(("hugepages-", "kubernetes.io/"))
+        if have is None and not extended:
+            continue  # cpu/memory of this machine not known: not checked
+        if have is None or amount > have:
+            check.resources.append(f"{name} {amount.normalize():f} (a node has {0 if have is None else have:f})")
+    if pool.max_nodes == 0:
+        check.resources.append("the pool has no nodes (max 0)")
+    return check
+
+
+def toleration_yaml(taint: NodeTaint) -> str:
+    t = taint.toleration()
+    return f'{{key: {t["key"]}, operator: {t["operator"]}, value: "{t["value"]}", effect: {t["effect"]}}}'

@@ -1,0 +1,63 @@
+"""What the nodes of each pool look like to the scheduler (labels, taints, allocatable), as the
+workload tools need it: ``gke_accel.model.pools.node_shape`` of the environment's NodePoolPlans,
+plus the pool's size. Nothing here adds a fact of its own."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+
+from gke_accel.workloads._model import POOL_LABEL, EnvironmentPlan, NodePoolPlan, NodeShape, NodeTaint, dims, node_shape
+
+
+@dataclass(frozen=True)
+class PoolNodes:
+    """The nodes of one GKE node pool, as the scheduler sees them."""
+
+    plan: NodePoolPlan
+    shape: NodeShape
+    max_nodes: int
+
+    @property
+    def name(self) -> str:
+        return self.plan.name
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return dict(self.shape.labels)
+
+    @property
+    def taints(self) -> tuple[NodeTaint, ...]:
+        return self.shape.taints
+
+    @property
+    def allocatable(self) -> dict[str, Decimal]:
+        """Extended resources one node advertises (cpu and memory are not modelled: not checked)."""
+        return {k: Decimal(v) for k, v in self.shape.extended_resources().items()}
+
+    @property
+    def group(self) -> str:
+        """The pool as configured (multi-host TPU slice pools share it)."""
+        return self.plan.labels.get(POOL_LABEL, self.plan.name)
+
+    @property
+    def slice_vms(self) -> int:
+        """VMs in one TPU slice of this pool (1 for GPU pools and single-host slices)."""
+        if self.plan.kind != "tpu" or not self.plan.tpu_topology:
+            return 1
+        return math.prod(dims(self.plan.tpu_topology) or (1,)) // max(1, self.plan.chips_per_node)
+
+    def describe(self) -> str:
+        p = self.plan
+        if p.kind == "tpu":
+            return f"{p.name} ({p.tpu_generation} {p.tpu_topology}, {p.chips_per_node} chips per VM)"
+        if p.kind == "gpu":
+            return f"{p.name} ({self.shape.allocatable} x {p.resource} per node, {p.accelerator})"
+        return f"{p.name} (system)"
+
+
+def pool_nodes(plan: EnvironmentPlan, *, include_system: bool = True) -> list[PoolNodes]:
+    """Every pool of the environment (the system pool first), as its nodes look."""
+    pools = [plan.cluster.system_pool, *plan.pools] if include_system else list(plan.pools)
+    return [PoolNodes(pool, node_shape(pool), pool.node_bounds()[1]) for pool in pools]

@@ -1,0 +1,200 @@
+"""Which accelerators hold a memory estimate: the smallest valid TPU slice per generation and the
+fewest GPUs per model, priced with the cost model; or, with an environment, which of its pools fit."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from gke_accel.catalog import Catalog, TpuGeneration, load_catalog
+from gke_accel.workloads._model import (
+    POOL_LABEL,
+    EnvironmentPlan,
+    GpuPoolSpec,
+    NodePoolPlan,
+    TpuPoolSpec,
+    dims,
+    node_rate,
+    plan_gpu_pool,
+    plan_tpu_pool,
+    topology_problem,
+)
+from gke_accel.workloads.size.memory import GIB, MemoryEstimate, ceil_div
+
+CUBE_CHIPS = 64  # one 4x4x4 cube
+PRICE_REGION, PRICE_ZONE = "us-central1", "us-central1-a"  # the catalog's list prices are us-central1
+
+
+@dataclass(frozen=True)
+class Option:
+    """The smallest shape of one accelerator that holds the estimate."""
+
+    accelerator: str  # v5e, nvidia-h100-80gb, ...
+    kind: str  # tpu | gpu
+    shape: str  # "2x4 (v5litepod-8)" or "2 x 1 GPUs"
+    machine_type: str
+    nodes: int
+    chips: int
+    memory_gib: float
+    hourly_on_demand: float | None
+    hourly_spot: float | None
+    hours_per_month: int
+
+    @property
+    def monthly_on_demand(self) -> float | None:
+        return None if self.hourly_on_demand is None else self.hourly_on_demand * self.hours_per_month
+
+    @property
+    def monthly_spot(self) -> float | None:
+        return None if self.hourly_spot is None else self.hourly_spot * self.hours_per_month
+
+
+def _slice_topologies(gen: TpuGeneration, catalog: Catalog) -> list[str]:
+    """Every valid slice topology of a generation, smallest first."""
+    if gen.dimensions == 2:
+        shapes = list(catalog.topologies_2d)
+    else:
+        shapes = [catalog.single_chip_topology_3d, *catalog.subcube_topologies_3d]
+        cubes = gen.max_chips // CUBE_CHIPS  # larger 3D slices: sides in multiples of 4, a <= b <= c
+        for a in range(1, cubes + 1):
+            for b in range(a, cubes // a + 1):
+                shapes += [f"{4 * a}x{4 * b}x{4 * c}" for c in range(b, cubes // (a * b) + 1)]
+    valid = [t for t in shapes if topology_problem(gen, t, catalog) is None]
+    return sorted(valid, key=lambda t: (math.prod(dims(t) or (0,)), t))
+
+
+def _price(pools: list[NodePoolPlan], catalog: Catalog) -> tuple[float | None, float | None]:
+    on_demand: float | None = 0.0
+    spot: float | None = 0.0
+    for pool in pools:
+        rate = node_rate(pool, catalog)
+        nodes = pool.node_bounds()[1]
+        on_demand = None if rate is None or on_demand is None else on_demand + rate.on_demand * nodes
+        spot = None if rate is None or rate.spot is None or spot is None else spot + rate.spot * nodes
+    return on_demand, spot
+
+
+def tpu_option(estimate: MemoryEstimate, gen: TpuGeneration, catalog: Catalog) -> Option | None:
+    per_chip = gen.hbm_gib_per_chip * GIB
+    for topology in _slice_topologies(gen, catalog):
+        chips = math.prod(dims(topology) or (0,))
+        if chips * per_chip < estimate.needed_bytes:
+            continue
+        zone = gen.zones[0]
+        pools = plan_tpu_pool(
+            TpuPoolSpec(name="size", generation=gen.name, topology=topology, zone=zone, max_slices=1),
+            region=zone.rsplit("-", 1)[0],
+            cluster_zones=(zone,),
+            catalog=catalog,
+        )
+        pool = pools[0]
+        on_demand, spot = _price(pools, catalog)
+        return Option(
+            accelerator=gen.name,
+            kind="tpu",
+            shape=f"{topology} ({pool.slice_name})",
+            machine_type=pool.machine_type,
+            nodes=sum(p.node_bounds()[1] for p in pools),
+            chips=chips,
+            memory_gib=chips * gen.hbm_gib_per_chip,
+            hourly_on_demand=on_demand,
+            hourly_spot=spot,
+            hours_per_month=catalog.prices.hours_per_month,
+        )
+    return None
+
+
+def _gpu_counts(accelerator_type: str, catalog: Catalog) -> list[int]:
+    if accelerator_type in catalog.n1_limits:
+        return sorted(catalog.n1_limits[accelerator_type])
+    return sorted({m.count for m in catalog.machines_for_gpu(accelerator_type) if m.default})
+
+
+def gpu_option(estimate: MemoryEstimate, accelerator_type: str, catalog: Catalog) -> Option | None:
+    model = catalog.gpu_models[accelerator_type]
+    counts = _gpu_counts(accelerator_type, catalog)
+    if not counts:
+        return None
+    per_gpu = model.memory_gb * GIB
+    gpus = ceil_div(estimate.needed_bytes, per_gpu)
+    fitting = [c for c in counts if c >= gpus]
+    per_node = fitting[0] if fitting else counts[-1]
+    nodes = 1 if fitting else ceil_div(gpus, per_node)
+    pools = plan_gpu_pool(
+        # A pricing-only plan: the catalog's list prices are us-central1's, wherever the GPU is offered.
+        GpuPoolSpec(
+            name="size", gpu=model.aliases[0], gpus_per_node=per_node, node_count=nodes, allow_unlisted_zone=True
+        ),
+        region=PRICE_REGION,
+        cluster_zones=(PRICE_ZONE,),
+        catalog=catalog,
+    )
+    on_demand, spot = _price(pools, catalog)
+    return Option(
+        accelerator=accelerator_type,
+        kind="gpu",
+        shape=f"{nodes} x {per_node} GPU" + ("s" if per_node > 1 else ""),
+        machine_type=pools[0].machine_type,
+        nodes=nodes,
+        chips=nodes * per_node,
+        memory_gib=nodes * per_node * model.memory_gb,
+        hourly_on_demand=on_demand,
+        hourly_spot=spot,
+        hours_per_month=catalog.prices.hours_per_month,
+    )
+
+
+def catalog_options(estimate: MemoryEstimate, catalog: Catalog | None = None) -> list[Option]:
+    """Per TPU generation and GPU model in the catalog, the smallest shape that holds the estimate."""
+    catalog = catalog or load_catalog()
+    options = [tpu_option(estimate, gen, catalog) for gen in catalog.tpu_generations.values()]
+    options += [gpu_option(estimate, name, catalog) for name in catalog.gpu_models]
+    return [o for o in options if o is not None]
+
+
+@dataclass(frozen=True)
+class PoolFit:
+    pool: str  # the pool (or multi-host slice pools) as configured
+    accelerator: str
+    unit: str  # "slice 2x4" or "node (8 x nvidia-h100-80gb)"
+    unit_memory_gib: float
+    units_needed: int
+    units_max: int
+
+    @property
+    def fits(self) -> bool:
+        return self.units_needed <= self.units_max
+
+    @property
+    def verdict(self) -> str:
+        if self.units_needed == 1:
+            return "fits in one " + self.unit.split(" ")[0]
+        if self.fits:
+            return f"fits in {self.units_needed} {self.unit.split(' ')[0]}s (model-parallel across them)"
+        return f"too small: needs {self.units_needed} {self.unit.split(' ')[0]}s, the pool has at most {self.units_max}"
+
+
+def environment_fits(estimate: MemoryEstimate, plan: EnvironmentPlan, catalog: Catalog | None = None) -> list[PoolFit]:
+    """For each accelerator pool of the environment: how many slices (TPU) or nodes (GPU) hold the
+    estimate, against how many the pool can have. TPU slices are not combined: one slice must hold it."""
+    catalog = catalog or load_catalog()
+    fits: list[PoolFit] = []
+    seen: set[str] = set()
+    for pool in plan.pools:
+        group = pool.labels.get(POOL_LABEL, pool.name)
+        if group in seen:
+            continue
+        seen.add(group)
+        if pool.kind == "tpu":
+            gen = catalog.tpu_generations[pool.tpu_generation or ""]
+            chips = math.prod(dims(pool.tpu_topology or "") or (0,))
+            memory = chips * gen.hbm_gib_per_chip
+            needed = ceil_div(estimate.needed_bytes, memory * GIB)
+            fits.append(PoolFit(group, gen.name, f"slice {pool.tpu_topology}", memory, needed, 1))
+        else:
+            model = catalog.gpu_models[pool.accelerator]
+            memory = pool.chips_per_node * model.memory_gb
+            needed = ceil_div(estimate.needed_bytes, memory * GIB)
+            unit = f"node ({pool.chips_per_node} x {pool.accelerator})"
+            fits.append(PoolFit(group, pool.accelerator, unit, memory, needed, pool.node_bounds()[1]))
+    return fits

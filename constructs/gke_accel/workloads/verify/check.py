@@ -1,0 +1,181 @@
+"""Compare a live cluster (``ClusterState``) with the environment plan: every pool's nodes carry
+the labels, taints and allocatable accelerators we expect (pools at zero nodes are reported as
+such); the driver installer is ready where it must run; team namespaces, quotas, limit ranges,
+service accounts and queues exist and match."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from gke_accel.workloads._model import NODEPOOL_LABEL, EnvironmentPlan, platform_manifests
+from gke_accel.workloads.lint.queues import expected_queues
+from gke_accel.workloads.lint.scheduling import selector_mismatch
+from gke_accel.workloads.nodes import PoolNodes, pool_nodes
+from gke_accel.workloads.quantity import parse_quantity
+from gke_accel.workloads.verify.state import ClusterState, Obj
+
+Status = Literal["ok", "info", "warn", "FAIL"]
+CHECKED_KINDS = ("Namespace", "ResourceQuota", "LimitRange", "ServiceAccount")
+
+
+@dataclass(frozen=True)
+class CheckRow:
+    area: str
+    subject: str
+    status: Status
+    detail: str
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    environment: str
+    rows: tuple[CheckRow, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(r.status != "FAIL" for r in self.rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "environment": self.environment,
+            "ok": self.ok,
+            "checks": [
+                {"area": r.area, "subject": r.subject, "status": r.status, "detail": r.detail} for r in self.rows
+            ],
+        }
+
+
+def _node_name(node: Obj) -> str:
+    return str((node.get("metadata") or {}).get("name", "?"))
+
+
+def _node_problems(node: Obj, pool: PoolNodes) -> list[str]:
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    problems = [
+        f"label {k}={labels.get(k, '(missing)')}, expected {v}" for k, v in pool.labels.items() if labels.get(k) != v
+    ]
+    have = {
+        (t.get("key"), str(t.get("value", "")), t.get("effect")) for t in (node.get("spec") or {}).get("taints") or []
+    }
+    problems += [
+        f"taint {t.key}={t.value}:{t.effect} missing" for t in pool.taints if (t.key, t.value, t.effect) not in have
+    ]
+    allocatable = (node.get("status") or {}).get("allocatable") or {}
+    for resource, want in pool.shape.extended_resources().items():
+        if parse_quantity(allocatable.get(resource, 0)) != parse_quantity(want):
+            problems.append(f"allocatable {resource}={allocatable.get(resource, '(none)')}, expected {want}")
+    return problems
+
+
+def _pools(plan: EnvironmentPlan, state: ClusterState) -> list[CheckRow]:
+    rows = []
+    pools = pool_nodes(plan)
+    by_pool: dict[str, list[Obj]] = {}
+    for node in state.nodes:
+        by_pool.setdefault(((node.get("metadata") or {}).get("labels") or {}).get(NODEPOOL_LABEL, ""), []).append(node)
+    for pool in pools:
+        nodes = by_pool.pop(pool.name, [])
+        low, high = pool.plan.node_bounds()
+        if not nodes:
+            status: Status = "info" if low == 0 else "warn"
+            rows.append(CheckRow("pool", pool.name, status, f"0 nodes (scaled to zero; min {low}, max {high})"))
+            continue
+        bad = {(_node_name(n)): _node_problems(n, pool) for n in nodes}
+        bad = {n: p for n, p in bad.items() if p}
+        if bad:
+            rows += [CheckRow("node", f"{pool.name}/{n}", "FAIL", "; ".join(p)) for n, p in sorted(bad.items())]
+        count = f"{len(nodes)} node(s) (min {low}, max {high})"
+        rows.append(
+            CheckRow(
+                "pool",
+                pool.name,
+                "FAIL" if bad else "ok",
+                f"{count}; {len(bad)} drifted" if bad else f"{count}; labels, taints, allocatable ok",
+            )
+        )
+    for name, nodes in sorted(by_pool.items()):
+        rows.append(
+            CheckRow(
+                "pool", name or "(no nodepool label)", "warn", f"{len(nodes)} node(s) of a pool the plan does not have"
+            )
+        )
+    return rows
+
+
+def _ready(pod: Obj) -> bool:
+    conditions = (pod.get("status") or {}).get("conditions") or []
+    return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
+
+
+def _driver(plan: EnvironmentPlan, state: ClusterState, manifests: list[Obj]) -> list[CheckRow]:
+    rows = []
+    for ds in (m for m in manifests if m["kind"] == "DaemonSet"):
+        name = ds["metadata"]["name"]
+        selector = ds["spec"]["selector"]["matchLabels"]
+        pod_spec = ds["spec"]["template"]["spec"]
+        ready_on = {
+            (p.get("spec") or {}).get("nodeName")
+            for p in state.pods
+            if all(((p.get("metadata") or {}).get("labels") or {}).get(k) == v for k, v in selector.items())
+            and _ready(p)
+        }
+        needs = [
+            n for n in state.nodes if not selector_mismatch(pod_spec, (n.get("metadata") or {}).get("labels") or {})
+        ]
+        missing = sorted(_node_name(n) for n in needs if _node_name(n) not in ready_on)
+        if missing:
+            rows.append(CheckRow("driver", name, "FAIL", f"no ready installer pod on {', '.join(missing)}"))
+        else:
+            rows.append(CheckRow("driver", name, "ok", f"ready on {len(needs)} node(s) that need it"))
+    return rows
+
+
+def _same_hard(expected: Obj, live: Obj) -> list[str]:
+    want = (expected.get("spec") or {}).get("hard") or {}
+    have = (live.get("spec") or {}).get("hard") or {}
+    return [
+        f"{k}={have.get(k, '(missing)')}, expected {v}"
+        for k, v in want.items()
+        if parse_quantity(have.get(k)) != parse_quantity(v)
+    ]
+
+
+def _teams(plan: EnvironmentPlan, state: ClusterState, manifests: list[Obj]) -> list[CheckRow]:
+    rows = []
+    for m in manifests:
+        kind = m["kind"]
+        if kind not in CHECKED_KINDS and kind != "LocalQueue":
+            continue
+        ns, name = m["metadata"].get("namespace", ""), m["metadata"]["name"]
+        subject = f"{ns}/{name}" if ns else name
+        if kind == "Namespace":
+            ok = name in state.namespaces
+            rows.append(CheckRow("namespace", name, "ok" if ok else "FAIL", "present" if ok else "missing"))
+            continue
+        live = state.get(kind, ns, name)
+        if live is None:
+            rows.append(CheckRow(kind, subject, "FAIL", "missing"))
+            continue
+        problems: list[str] = []
+        if kind == "ResourceQuota":
+            problems = _same_hard(m, live)
+        elif kind == "ServiceAccount":
+            key = "iam.gke.io/gcp-service-account"
+            want = m["metadata"].get("annotations", {}).get(key)
+            have = (live.get("metadata") or {}).get("annotations", {}).get(key)
+            problems = [] if want == have else [f"{key}={have}, expected {want}"]
+        elif kind == "LimitRange":
+            problems = [] if (live.get("spec") or {}).get("limits") else ["has no limits"]
+        elif kind == "LocalQueue":
+            want_cq = (m.get("spec") or {}).get("clusterQueue")
+            have_cq = (live.get("spec") or {}).get("clusterQueue")
+            problems = [] if want_cq == have_cq else [f"clusterQueue={have_cq}, expected {want_cq}"]
+        rows.append(CheckRow(kind, subject, "FAIL" if problems else "ok", "; ".join(problems) or "matches the plan"))
+    return rows
+
+
+def verify_state(plan: EnvironmentPlan, state: ClusterState) -> VerifyReport:
+    manifests = platform_manifests(plan) + expected_queues(plan)
+    rows = _pools(plan, state) + _driver(plan, state, manifests) + _teams(plan, state, manifests)
+    return VerifyReport(plan.name, tuple(rows))

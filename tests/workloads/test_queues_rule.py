@@ -1,0 +1,52 @@
+"""The queue-label rule and template field, on the model's queue contract (skipped where the model
+has no ``queues`` config yet)."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from workload_cases import tpu_job, workload_env_config
+
+from gke_accel.model import load_environment_text
+from gke_accel.workloads.generate import WorkloadRequest, new_workload
+from gke_accel.workloads.lint import lint_texts
+from gke_accel.workloads.lint.queues import expected_queues
+from helpers import to_yaml
+
+names = pytest.importorskip("gke_accel.model.queues.names", reason="model/queues is not on this branch yet")
+
+
+@pytest.fixture(scope="module")
+def kueue_env():  # type: ignore[no-untyped-def]
+    data = workload_env_config()
+    data["queues"] = {}
+    return load_environment_text(to_yaml(data), expected_name="test")
+
+
+def test_queue_label_accepted_and_rejected(kueue_env) -> None:  # type: ignore[no-untyped-def]
+    ns_queue = names.team_local_queue(kueue_env.spec, "nlp")
+    assert ns_queue is not None
+    good = tpu_job()
+    good["metadata"]["labels"] = {names.QUEUE_LABEL: ns_queue[1]}
+    assert lint_texts(kueue_env, [("a.yaml", yaml.safe_dump(good))]).ok
+    for labels, text in (({}, "is missing"), ({names.QUEUE_LABEL: "other"}, "is 'other', not the team's LocalQueue")):
+        bad = tpu_job()
+        bad["metadata"]["labels"] = labels
+        report = lint_texts(kueue_env, [("a.yaml", yaml.safe_dump(bad))])
+        assert not report.ok
+        assert any(f.rule == "queue-label" and text in f.message for f in report.verdicts[0].findings)
+
+
+def test_generated_workload_carries_the_queue_label(kueue_env) -> None:  # type: ignore[no-untyped-def]
+    req = WorkloadRequest(name="t", team="nlp", kind="job", accelerator="v5e", image="x", chips=4)
+    [job] = new_workload(kueue_env, req)
+    assert job["metadata"]["labels"][names.QUEUE_LABEL] == names.team_local_queue(kueue_env.spec, "nlp")[1]
+    assert lint_texts(kueue_env, [("a.yaml", yaml.safe_dump(job))]).ok
+
+
+def test_verify_expects_each_team_local_queue(kueue_env) -> None:  # type: ignore[no-untyped-def]
+    queues = expected_queues(kueue_env)
+    assert [(q["metadata"]["namespace"], q["metadata"]["name"]) for q in queues] == [
+        names.team_local_queue(kueue_env.spec, "nlp"),
+        names.team_local_queue(kueue_env.spec, "vision"),
+    ]
