@@ -9,7 +9,8 @@ For each cdktf.out/stacks/<env>/cdk.tf.json, in a scratch copy (cdktf.out is lef
     build it is validated with (and the Go module that build came from, when recorded);
   - the backend is replaced by a local one in the scratch folder (nothing reaches a bucket);
   - terraform init, terraform validate -json: any error OR warning fails the run;
-  - terraform plan -refresh=false offline, with a placeholder access token. A stack that reads a
+  - terraform plan -refresh=false offline, with a placeholder access token (and placeholder values
+    for input variables without a default, e.g. the PagerDuty key). A stack that reads a
     data source needing the cloud API (data.google_project) cannot plan offline and says so.
 Exit 0 all valid and planned, 1 any error or warning or failed plan, 2 usage.
 
@@ -108,11 +109,16 @@ def offline_plan(stack: Path, tf, env):
     """`terraform plan -refresh=false` of a scratch copy (local backend), fully offline: a placeholder
     access token satisfies the google provider's credential lookup; nothing is refreshed or applied.
     (None, reason) when a data source needs the cloud API."""
-    data = json.loads((stack / "cdk.tf.json").read_text()).get("data", {})
+    doc = json.loads((stack / "cdk.tf.json").read_text())
+    data = doc.get("data", {})
     online = [f"data.{kind} ({why})" for kind, why in ONLINE_DATA_SOURCES.items() if kind in data]
     if online:
         return None, "SKIPPED: " + "; ".join(online)
     plan_env = dict(env, GOOGLE_OAUTH_ACCESS_TOKEN="offline-plan-placeholder")
+    # Input variables without a default (secrets such as a PagerDuty key) get a placeholder value.
+    for name, variable in doc.get("variable", {}).items():
+        if "default" not in variable:
+            plan_env.setdefault(f"TF_VAR_{name}", "offline-plan-placeholder")
     plan = run([*tf, "plan", "-refresh=false", "-lock=false", "-input=false", "-no-color"], stack, plan_env)
     summary = [line for line in plan.stdout.splitlines() if line.startswith(("Plan:", "No changes"))]
     warned = "Warning:" in plan.stdout + plan.stderr
