@@ -12,11 +12,13 @@ from gke_accel.frameworks import CDKTN
 
 if TYPE_CHECKING or FRAMEWORK is CDKTN:
     from cdktn_provider_google import billing_budget as budget_structs
+    from cdktn_provider_google import binary_authorization_policy as binauthz_structs
     from cdktn_provider_google import container_cluster as cluster_structs
     from cdktn_provider_google import container_node_pool as pool_structs
     from cdktn_provider_google import monitoring_alert_policy as alert_structs
     from cdktn_provider_google import storage_bucket as bucket_structs
     from cdktn_provider_google.billing_budget import BillingBudget
+    from cdktn_provider_google.binary_authorization_policy import BinaryAuthorizationPolicy
     from cdktn_provider_google.cloud_quotas_quota_preference import (
         CloudQuotasQuotaPreference,
         CloudQuotasQuotaPreferenceQuotaConfig,
@@ -33,8 +35,10 @@ if TYPE_CHECKING or FRAMEWORK is CDKTN:
     )
     from cdktn_provider_google.container_cluster import ContainerCluster
     from cdktn_provider_google.container_node_pool import ContainerNodePool
-    from cdktn_provider_google.data_google_client_config import DataGoogleClientConfig
     from cdktn_provider_google.data_google_project import DataGoogleProject
+    from cdktn_provider_google.kms_crypto_key import KmsCryptoKey
+    from cdktn_provider_google.kms_crypto_key_iam_member import KmsCryptoKeyIamMember
+    from cdktn_provider_google.kms_key_ring import KmsKeyRing
     from cdktn_provider_google.monitoring_alert_policy import MonitoringAlertPolicy
     from cdktn_provider_google.monitoring_dashboard import MonitoringDashboard
     from cdktn_provider_google.monitoring_notification_channel import (
@@ -49,11 +53,13 @@ if TYPE_CHECKING or FRAMEWORK is CDKTN:
     from cdktn_provider_google.storage_bucket_iam_member import StorageBucketIamMember, StorageBucketIamMemberCondition
 else:
     from cdktf_cdktf_provider_google import billing_budget as budget_structs
+    from cdktf_cdktf_provider_google import binary_authorization_policy as binauthz_structs
     from cdktf_cdktf_provider_google import container_cluster as cluster_structs
     from cdktf_cdktf_provider_google import container_node_pool as pool_structs
     from cdktf_cdktf_provider_google import monitoring_alert_policy as alert_structs
     from cdktf_cdktf_provider_google import storage_bucket as bucket_structs
     from cdktf_cdktf_provider_google.billing_budget import BillingBudget
+    from cdktf_cdktf_provider_google.binary_authorization_policy import BinaryAuthorizationPolicy
     from cdktf_cdktf_provider_google.cloud_quotas_quota_preference import (
         CloudQuotasQuotaPreference,
         CloudQuotasQuotaPreferenceQuotaConfig,
@@ -74,8 +80,10 @@ else:
     )
     from cdktf_cdktf_provider_google.container_cluster import ContainerCluster
     from cdktf_cdktf_provider_google.container_node_pool import ContainerNodePool
-    from cdktf_cdktf_provider_google.data_google_client_config import DataGoogleClientConfig
     from cdktf_cdktf_provider_google.data_google_project import DataGoogleProject
+    from cdktf_cdktf_provider_google.kms_crypto_key import KmsCryptoKey
+    from cdktf_cdktf_provider_google.kms_crypto_key_iam_member import KmsCryptoKeyIamMember
+    from cdktf_cdktf_provider_google.kms_key_ring import KmsKeyRing
     from cdktf_cdktf_provider_google.monitoring_alert_policy import MonitoringAlertPolicy
     from cdktf_cdktf_provider_google.monitoring_dashboard import MonitoringDashboard
     from cdktf_cdktf_provider_google.monitoring_notification_channel import (
@@ -94,6 +102,7 @@ else:
 
 __all__ = [
     "BillingBudget",
+    "BinaryAuthorizationPolicy",
     "CloudQuotasQuotaPreference",
     "CloudQuotasQuotaPreferenceQuotaConfig",
     "ComputeFirewall",
@@ -109,9 +118,11 @@ __all__ = [
     "ComputeSubnetworkSecondaryIpRange",
     "ContainerCluster",
     "ContainerNodePool",
-    "DataGoogleClientConfig",
     "DataGoogleProject",
     "GoogleProvider",
+    "KmsCryptoKey",
+    "KmsCryptoKeyIamMember",
+    "KmsKeyRing",
     "MonitoringAlertPolicy",
     "MonitoringDashboard",
     "MonitoringNotificationChannel",
@@ -123,6 +134,7 @@ __all__ = [
     "StorageBucketIamMember",
     "StorageBucketIamMemberCondition",
     "alert_structs",
+    "binauthz_structs",
     "bucket_structs",
     "budget_structs",
     "cluster_structs",
