@@ -38,6 +38,7 @@ class GkeCluster(Construct):
         spec: ClusterSpec,
         labels: dict[str, str] | None = None,
         protect: bool = False,
+        project_number: str | None = None,
     ) -> None:
         super().__init__(scope, id)
         self.plan: ClusterPlan = plan_cluster(spec, region=region)
@@ -96,6 +97,7 @@ class GkeCluster(Construct):
                 rotation_days=se.rotation_days,
                 protect=protect,
                 labels=self.labels,
+                project_number=project_number,
             )
             key_name, key_grants = key.key_name, [key.grant]
         self.resource = ContainerCluster(
