@@ -254,9 +254,9 @@ def test_budget_label_filter(synth: Any) -> None:
     [b] = resources(doc, BUDGET)
     assert b["budget_filter"]["labels"] == {"team": "ml"}
     # Without project_number the number is read from the API by a data source.
-    [(name, project)] = doc["data"]["google_project"].items()
-    assert project["project_id"] == "acme-ml-test"
-    assert b["budget_filter"]["projects"] == [f"projects/${{data.google_project.{name}.number}}"]
+    [ref] = b["budget_filter"]["projects"]
+    name = ref.removeprefix("projects/${data.google_project.").removesuffix(".number}")
+    assert doc["data"]["google_project"][name]["project_id"] == "acme-ml-test"
     assert [r["spend_basis"] for r in b["threshold_rules"]] == ["CURRENT_SPEND"] * 3
     assert "monitoring_notification_channels" not in b["all_updates_rule"]
 
