@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 import yaml
 from localcluster import CONTROL_PLANE, LocalCluster, find_binaries
-from nodes import NODE_SHAPE_MISSING, node_shape, pool_node
+from nodes import pool_node
 
 from gke_accel.cli.main import main
 from gke_accel.model import EnvironmentPlan, load_environment
@@ -50,8 +50,6 @@ def _require() -> None:
     bins, reason = find_binaries((*CONTROL_PLANE, "kube-scheduler", "kwok"))
     if bins is None:
         pytest.skip(reason)
-    if node_shape is None:
-        pytest.skip(NODE_SHAPE_MISSING)
 
 
 def _ready_nodes(c: LocalCluster, names: list[str]) -> bool:
