@@ -74,6 +74,9 @@ def start_environment(tmp: Path, plan: EnvironmentPlan) -> LocalCluster:
         c.create_nodes(nodes)
         names = [n["metadata"]["name"] for n in nodes]
         c.wait_for(lambda: _ready_nodes(c, names), timeout=90, what="kwok to mark the nodes Ready")
+        # The API server's TaintNodesByCondition admission taints new nodes not-ready; the node
+        # lifecycle controller (not run here) lifts it once they are Ready: do its job.
+        c.kubectl("taint", "nodes", "--all", "node.kubernetes.io/not-ready:NoSchedule-", check=False)
         c.apply(platform_manifests(plan))
         for team in plan.spec.teams:
             ns = team.namespace or team.name
