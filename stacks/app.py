@@ -13,6 +13,7 @@ from pathlib import Path
 from gke_accel.cdk._framework import App
 from gke_accel.model import ConfigError, EnvironmentPlan
 from gke_accel.model.environment.config_files import load_environments
+from gke_accel.output_dir import MARKER, MARKER_TEXT, claim_output_dir, keep_terraform_files, staged_output
 from stacks.environment_stack import EnvironmentStack
 
 
@@ -23,9 +24,20 @@ def build_app(plans: Sequence[EnvironmentPlan], outdir: str | None = None) -> Ap
     return app
 
 
-def synth_environments(plans: Sequence[EnvironmentPlan], outdir: str) -> Path:
-    build_app(plans, outdir).synth()
-    return Path(outdir)
+# What a synth owns in its output folder: replaced whole, so only the environments of this run remain.
+SYNTH_ENTRIES = ("stacks", "manifest.json")
+
+
+def synth_environments(plans: Sequence[EnvironmentPlan], outdir: str | Path) -> Path:
+    """Synthesize ``plans`` into ``outdir``, which then holds exactly these stacks.
+
+    Raises OutputDirError for a folder gke-accel may not replace (the repository, a parent of it,
+    or a folder with files it did not write). An interrupted synth leaves the previous output.
+    Terraform's files in a stack folder (local state, ``.terraform``) are kept."""
+    folder = claim_output_dir(outdir)
+    with staged_output(folder, SYNTH_ENTRIES, carry=keep_terraform_files) as staging:
+        build_app(plans, str(staging)).synth()
+    return folder
 
 
 def main() -> int:
@@ -35,7 +47,11 @@ def main() -> int:
     except ConfigError as err:
         print(err.render(), file=sys.stderr)
         return 2
-    build_app(plans).synth()
+    app = build_app(plans)
+    app.synth()
+    marker = Path(app.outdir) / MARKER  # the cdktf CLI's output folder is ours to replace next time
+    if not marker.exists():
+        marker.write_text(MARKER_TEXT, encoding="utf-8")
     return 0
 
 

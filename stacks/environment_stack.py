@@ -5,6 +5,7 @@ from __future__ import annotations
 from gke_accel.cdk import GkeCluster, GpuNodePool, TpuSlicePool
 from gke_accel.cdk._framework import Construct, GcsBackend, LocalBackend, TerraformOutput, TerraformStack
 from gke_accel.cdk._providers import GoogleProvider
+from gke_accel.cdk.cluster_security import prevent_destroy
 from gke_accel.cdk.observability import Observability
 from gke_accel.cdk.platform import InClusterPlatform
 from gke_accel.model import EnvironmentPlan
@@ -31,11 +32,20 @@ class EnvironmentStack(TerraformStack):
             billing_project=spec.project_id,
         )
         self.cluster = GkeCluster(
-            self, "cluster", project=spec.project_id, region=spec.region, spec=spec.cluster, labels=labels
+            self,
+            "cluster",
+            project=spec.project_id,
+            region=spec.region,
+            spec=spec.cluster,
+            labels=labels,
+            protect=plan.prevent_destroy,
         )
         self.tpu_pools = [TpuSlicePool(self, f"tpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.tpu_pools]
         self.gpu_pools = [GpuNodePool(self, f"gpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.gpu_pools]
         self.platform = InClusterPlatform(self, "platform", plan=plan, cluster=self.cluster)
+        if plan.prevent_destroy:  # production: the cluster (above), accelerator pools, checkpoint bucket
+            pools = [p.resource for group in (*self.tpu_pools, *self.gpu_pools) for p in group.pools]
+            prevent_destroy([*pools, *([self.platform.bucket] if self.platform.bucket is not None else [])])
         self.observability = Observability(self, "observability", plan=plan, cluster=self.cluster)
         TerraformOutput(self, "cluster_name", value=self.cluster.name)
         TerraformOutput(self, "cluster_location", value=self.cluster.location)

@@ -189,6 +189,8 @@ class LocalCluster:
             f"--service-account-key-file={pki / 'sa.pub'}", f"--service-account-signing-key-file={pki / 'sa.key'}",
             "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
             "--authorization-mode=RBAC", "--allow-privileged=true", f"--enable-admission-plugins={ADMISSION_PLUGINS}",
+            # it taints every new Node not-ready; without a node-lifecycle controller nothing removes it
+            "--disable-admission-plugins=TaintNodesByCondition",
             "--endpoint-reconciler-type=none", "--enable-aggregator-routing=true",
             "--service-cluster-ip-range=10.96.0.0/16", "--profiling=false", "--v=1",
         ])  # fmt: skip

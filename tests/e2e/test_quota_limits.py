@@ -15,6 +15,13 @@ from gke_accel.model.platform.manifests import platform_manifests
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 GPU, TPU = "nvidia.com/gpu", "google.com/tpu"
 _pods = iter(range(10_000))
+RESTRICTED = {
+    "runAsNonRoot": True,
+    "runAsUser": 65532,
+    "allowPrivilegeEscalation": False,
+    "capabilities": {"drop": ["ALL"]},
+    "seccompProfile": {"type": "RuntimeDefault"},
+}
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +42,12 @@ def pod(namespace: str, containers: list[dict[str, str]], priority_class: str | 
     """A pod with one container per entry of ``containers`` (its resource limits; {} = none)."""
     spec: dict[str, Any] = {
         "containers": [
-            {"name": f"c{i}", "image": "registry.k8s.io/pause:3.10", **({"resources": {"limits": lim}} if lim else {})}
+            {
+                "name": f"c{i}",
+                "image": "registry.k8s.io/pause:3.10",
+                "securityContext": RESTRICTED,  # team namespaces enforce Pod Security "restricted"
+                **({"resources": {"limits": lim}} if lim else {}),
+            }
             for i, lim in enumerate(containers)
         ]
     }

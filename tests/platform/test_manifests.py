@@ -100,7 +100,7 @@ def test_team_identity_access_and_isolation() -> None:
         "iam.gke.io/gcp-service-account": "nlp-dev-wi@acme-ml-dev.iam.gserviceaccount.com"
     }
     [binding] = [m for m in by_kind(manifests, "RoleBinding") if m["metadata"]["namespace"] == "nlp"]
-    assert binding["roleRef"]["name"] == "edit"
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "team-member"}
     assert binding["subjects"] == [
         {"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": "ml-nlp@acme.example.com"}
     ]
@@ -196,7 +196,7 @@ def test_manifests_command_writes_yaml_files(tmp_path: Path, capsys: pytest.Capt
 def test_manifest_files_in_name_order_create_every_namespace_before_its_objects(env: str, tmp_path: Path) -> None:
     """``kubectl apply -f <folder>`` reads files in name order; on an empty cluster a namespaced object
     read before its namespace fails (prod's teams sorted before ``namespace.*`` did)."""
-    (tmp_path / env).mkdir()
+    assert main(["manifests", "--config-dir", str(CONFIG), "--env", env, "--out", str(tmp_path)]) == 0
     (tmp_path / env / "old-name.yaml").write_text("stale: true\n")  # left from an earlier run: removed
     assert main(["manifests", "--config-dir", str(CONFIG), "--env", env, "--out", str(tmp_path)]) == 0
     created: set[str] = {"kube-system", "default"}

@@ -18,6 +18,7 @@ TYPED = {
     "ResourceQuota": "kubernetes_resource_quota_v1",
     "LimitRange": "kubernetes_limit_range_v1",
     "ServiceAccount": "kubernetes_service_account_v1",
+    "Role": "kubernetes_role_v1",
     "RoleBinding": "kubernetes_role_binding_v1",
     "NetworkPolicy": "kubernetes_network_policy_v1",
     "PriorityClass": "kubernetes_priority_class_v1",
@@ -56,11 +57,14 @@ def test_quota_and_installer_fields_match_the_manifests(shipped: dict[str, Any])
     assert typed["wait_for_rollout"] is False and typed["spec"]["strategy"] == {"type": "RollingUpdate"}
 
 
-def test_kubernetes_provider_uses_the_cluster_endpoint_ca_and_an_access_token(shipped: dict[str, Any]) -> None:
+def test_kubernetes_provider_uses_the_cluster_endpoint_ca_and_an_exec_credential(shipped: dict[str, Any]) -> None:
     [provider] = shipped["dev"]["provider"]["kubernetes"]
     assert provider["host"] == "https://${google_container_cluster.cluster_A4C38409.endpoint}"
     assert provider["cluster_ca_certificate"].startswith("${base64decode(google_container_cluster.")
-    assert provider["token"].startswith("${data.google_client_config.") and provider["token"].endswith(".access_token}")
+    assert provider["exec"] == [
+        {"api_version": "client.authentication.k8s.io/v1beta1", "command": "gke-gcloud-auth-plugin"}
+    ]
+    assert "token" not in provider
 
 
 def test_team_workload_identity_and_checkpoint_prefix_access(shipped: dict[str, Any]) -> None:

@@ -20,6 +20,9 @@ MUTATIONS = st.sampled_from(
         ("tpu_pools[0].consumption", st.sampled_from(["spot", "on-demand", "flex-start", "queued"])),
         ("gpu_pools[0].gpu", st.sampled_from(["l4", "t4", "a100", "h100", "h200", "b200", "v100"])),
         ("gpu_pools[0].gpus_per_node", st.sampled_from([1, 2, 4, 8])),
+        ("gpu_pools[0].machine_type", st.sampled_from([None, "n1-highcpu-4", "n1-standard-1", "custom-6-23040"])),
+        ("gpu_pools[0].zones", st.sampled_from([[], ["us-central1-c"], ["us-central1-f"]])),
+        ("gpu_pools[0].allow_unlisted_zone", st.booleans()),
         ("gpu_pools[0].consumption", st.sampled_from(["spot", "on-demand", "flex-start", "queued"])),
         (
             "gpu_pools[0].labels",

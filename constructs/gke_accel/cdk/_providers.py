@@ -72,7 +72,6 @@ __all__ += [
 
 # In-cluster platform (cdk/platform.py): cluster credentials, team identities, checkpoint storage.
 from cdktf_cdktf_provider_google import storage_bucket as bucket_structs  # noqa: E402
-from cdktf_cdktf_provider_google.data_google_client_config import DataGoogleClientConfig  # noqa: E402
 from cdktf_cdktf_provider_google.service_account_iam_member import ServiceAccountIamMember  # noqa: E402
 from cdktf_cdktf_provider_google.storage_bucket import StorageBucket  # noqa: E402
 from cdktf_cdktf_provider_google.storage_bucket_iam_member import (  # noqa: E402
@@ -81,10 +80,18 @@ from cdktf_cdktf_provider_google.storage_bucket_iam_member import (  # noqa: E40
 )
 
 __all__ += [
-    "DataGoogleClientConfig",
     "ServiceAccountIamMember",
     "StorageBucket",
     "StorageBucketIamMember",
     "StorageBucketIamMemberCondition",
     "bucket_structs",
 ]
+
+# Cluster security (cdk/cluster_security.py): Cloud KMS key for Secrets, Binary Authorization policy.
+from cdktf_cdktf_provider_google import binary_authorization_policy as binauthz_structs  # noqa: E402
+from cdktf_cdktf_provider_google.binary_authorization_policy import BinaryAuthorizationPolicy  # noqa: E402
+from cdktf_cdktf_provider_google.kms_crypto_key import KmsCryptoKey  # noqa: E402
+from cdktf_cdktf_provider_google.kms_crypto_key_iam_member import KmsCryptoKeyIamMember  # noqa: E402
+from cdktf_cdktf_provider_google.kms_key_ring import KmsKeyRing  # noqa: E402
+
+__all__ += ["BinaryAuthorizationPolicy", "KmsCryptoKey", "KmsCryptoKeyIamMember", "KmsKeyRing", "binauthz_structs"]

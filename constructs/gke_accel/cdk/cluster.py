@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import ContainerCluster, cluster_structs
+from gke_accel.cdk.cluster_security import ImagePolicy, SecretsKey, prevent_destroy
 from gke_accel.cdk.network import ClusterNetwork
 from gke_accel.cdk.node_pool import NODE_OAUTH_SCOPES, AcceleratorNodePool
 from gke_accel.cdk.node_service_account import NodeServiceAccount
@@ -17,10 +18,12 @@ from gke_accel.cdk.policy import skip_check
 from gke_accel.model.cluster.plan import ClusterPlan, plan_cluster
 from gke_accel.model.cluster.spec import ClusterSpec
 from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.security.images import allowed_image_patterns
 
 
 class GkeCluster(Construct):
-    """Props: ``project``, ``region``, ``spec`` (a ClusterSpec), ``labels`` (GCP resource labels).
+    """Props: ``project``, ``region``, ``spec`` (a ClusterSpec), ``labels`` (GCP resource labels),
+    ``protect`` (``lifecycle.prevent_destroy`` on the cluster and its Secrets key: production).
 
     Raises ConfigError at construction, listing every mistake in ``spec``.
     """
@@ -34,6 +37,7 @@ class GkeCluster(Construct):
         region: str,
         spec: ClusterSpec,
         labels: dict[str, str] | None = None,
+        protect: bool = False,
     ) -> None:
         super().__init__(scope, id)
         self.plan: ClusterPlan = plan_cluster(spec, region=region)
@@ -74,6 +78,26 @@ class GkeCluster(Construct):
                     ),
                 ),
             )
+        binauthz_mode = spec.binary_authorization.mode or "audit"
+        if binauthz_mode != "disabled":
+            patterns = allowed_image_patterns(spec.binary_authorization, project=project, region=region)
+            self.image_policy = ImagePolicy(
+                self, "image-policy", project=project, mode=binauthz_mode, patterns=patterns
+            )
+        se = spec.secrets_encryption
+        key_name, key_grants = (se.key if se.mode == "key" else None), []
+        if se.mode == "create":
+            key = SecretsKey(
+                self,
+                "secrets-key",
+                project=project,
+                region=region,
+                cluster_name=spec.name,
+                rotation_days=se.rotation_days,
+                protect=protect,
+                labels=self.labels,
+            )
+            key_name, key_grants = key.key_name, [key.grant]
         self.resource = ContainerCluster(
             self,
             "cluster",
@@ -136,8 +160,12 @@ class GkeCluster(Construct):
             enable_intranode_visibility=True,
             enable_legacy_abac=False,
             binary_authorization=s.ContainerClusterBinaryAuthorization(
-                evaluation_mode="PROJECT_SINGLETON_POLICY_ENFORCE"
+                evaluation_mode="DISABLED" if binauthz_mode == "disabled" else "PROJECT_SINGLETON_POLICY_ENFORCE"
             ),
+            database_encryption=s.ContainerClusterDatabaseEncryption(state="ENCRYPTED", key_name=key_name)
+            if key_name
+            else None,
+            depends_on=key_grants or None,
             authenticator_groups_config=None
             if spec.rbac_security_group is None
             else s.ContainerClusterAuthenticatorGroupsConfig(security_group=spec.rbac_security_group),
@@ -162,6 +190,11 @@ class GkeCluster(Construct):
             "CKV_GCP_69",
             "the default node pool is removed; every node pool sets workload_metadata_config GKE_METADATA",
         )
+        if protect:
+            prevent_destroy([self.resource])
+        if spec.deletion_protection_reason:
+            # Plan review and auditors read why deletion protection is off next to the resource.
+            self.resource.add_override("//.deletion_protection_reason", spec.deletion_protection_reason)
         if spec.rbac_security_group is None:
             skip_check(self.resource, "CKV_GCP_65", "no rbac_security_group configured for Google Groups in RBAC")
         self.name: str = self.resource.name

@@ -3,7 +3,8 @@ policy), the NVIDIA driver installer DaemonSet(s) and checkpoint storage, in the
 
 Kubernetes objects come from ``model.k8s_manifests`` (the same manifests ``gke-accel manifests``
 writes) and are declared as typed ``kubernetes_*_v1`` resources, with the kubernetes provider
-configured from the cluster's endpoint, CA certificate and a ``google_client_config`` token.
+configured from the cluster's endpoint and CA certificate, with credentials from the
+``gke-gcloud-auth-plugin`` exec plugin at plan/apply time (never stored in Terraform state).
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from gke_accel.cdk._framework import Construct, Fn
-from gke_accel.cdk._kubernetes import KubernetesProvider
+from gke_accel.cdk._kubernetes import KubernetesProvider, KubernetesProviderExec
 from gke_accel.cdk._providers import (
-    DataGoogleClientConfig,
     ServiceAccount,
     ServiceAccountIamMember,
     StorageBucket,
@@ -29,6 +29,8 @@ from gke_accel.model.platform.manifests import WORKLOAD_KSA, platform_manifests
 from gke_accel.model.platform.rules import checkpoint_bucket, team_namespace, team_service_account_id
 
 CHECKPOINT_ROLE = "roles/storage.objectUser"
+EXEC_PLUGIN = "gke-gcloud-auth-plugin"
+EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
 
 # Accepted findings on Google's driver installer DaemonSet, which this package reproduces as published.
 _INSTALLER_SKIPS = {
@@ -49,13 +51,14 @@ class InClusterPlatform(Construct):
     def __init__(self, scope: Construct, id: str, *, plan: EnvironmentPlan, cluster: GkeCluster) -> None:
         super().__init__(scope, id)
         spec = plan.spec
-        client = DataGoogleClientConfig(self, "client-config")
+        # A short-lived token from gke-gcloud-auth-plugin on every run: not an attribute of any
+        # resource or data source, so Terraform never writes it to state (docs/security.md).
         provider = KubernetesProvider(
             self,
             "kubernetes",
             host=f"https://{cluster.endpoint}",
-            token=client.access_token,
             cluster_ca_certificate=Fn.base64decode(cluster.ca_certificate),
+            exec=[KubernetesProviderExec(api_version=EXEC_API_VERSION, command=EXEC_PLUGIN)],
         )
         self.manifests = platform_manifests(plan)
         self.objects: dict[str, Any] = {}
@@ -75,9 +78,10 @@ class InClusterPlatform(Construct):
                     skip_check(resource, check_id, reason)
             self.objects[object_id(manifest)] = resource
 
-        bucket = None
+        self.bucket = None
         if spec.platform.checkpoints.enabled:
-            bucket = self._checkpoint_bucket(plan, cluster)
+            self.bucket = self._checkpoint_bucket(plan, cluster)
+        bucket = self.bucket
         for team in spec.teams:
             self._team_identity(plan, cluster, team.name, team_namespace(team.name, team.namespace), bucket)
 

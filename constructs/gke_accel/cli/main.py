@@ -18,6 +18,10 @@ from gke_accel.cli.catalog_view import catalog_text
 from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, add_env_args, selected_plans
 from gke_accel.cli.summary import environment_summary
 from gke_accel.model import ConfigError, ConfigIssue
+from gke_accel.output_dir import OutputDirError
+
+INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
+MANIFESTS_DIR = "manifests"  # synth also writes the platform's objects here, for `scan`
 
 # Subcommand modules that add themselves to the parser (each has ``register(subparsers)``).
 COMMAND_MODULES = (manifests_view, cost_view, review_view, size_view, lint_view, workload_view, verify_view)
@@ -44,6 +48,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     from stacks.app import synth_environments  # loads jsii and the provider bindings
 
     out = synth_environments(plans, args.outdir)
+    manifests_view.write_manifests(plans, out / MANIFESTS_DIR, option="--outdir")
     for plan in plans:
         print(environment_summary(plan))
         for section in SYNTH_SECTIONS:
@@ -56,7 +61,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from gke_accel.policy import scan_stacks
+    from gke_accel.policy import scan_manifests, scan_stacks
 
     stacks = Path(args.outdir) / "stacks"
     if not any(stacks.glob("*/cdk.tf.json")):
@@ -64,7 +69,13 @@ def cmd_scan(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     report = scan_stacks(stacks)
     print(report.render())
-    return EXIT_ERROR if report.failed else EXIT_OK
+    failed = bool(report.failed)
+    manifests = Path(args.outdir) / MANIFESTS_DIR
+    if any(manifests.glob("*/*.yaml")):
+        k8s = scan_manifests(manifests)
+        print(k8s.render("policy scan of the Kubernetes manifests (checkov kubernetes)"))
+        failed = failed or bool(k8s.failed)
+    return EXIT_ERROR if failed else EXIT_OK
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:
@@ -105,8 +116,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Interrupt:
+    """Ctrl-C (SIGINT) or SIGTERM: remembered, then raised as KeyboardInterrupt. The jsii Node process
+    gets the same Ctrl-C and may fail first with its own error; the flag tells main it was the user."""
+
+    seen = False
+
+    @classmethod
+    def handler(cls, signum: int, frame: object) -> None:
+        cls.seen = True
+        raise KeyboardInterrupt
+
+
+def _stop_interrupted() -> None:
+    """One line, no traceback; exit without running jsii's exit hooks (its Node process is gone)."""
+    sys.stdout.flush()
+    print("interrupted: no output was half-written (each output folder is complete or unchanged)", file=sys.stderr)
+    sys.stderr.flush()
+    os._exit(INTERRUPTED)
+
+
 def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `gke-accel ... | head` ends quietly
+    previous = {s: signal.signal(s, _Interrupt.handler) for s in (signal.SIGINT, signal.SIGTERM)}
     # jsii prints a large banner on every run under Node 20 (end-of-life); keep command output readable.
     os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
     os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
@@ -117,6 +149,16 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(err.render(), file=sys.stderr)
         return EXIT_CONFIG
+    except OutputDirError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_ERROR
+    except BaseException:
+        if _Interrupt.seen:
+            _stop_interrupted()
+        raise
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from gke_accel.cli.tables import render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.platform.capacity import capacity_rows
 from gke_accel.model.platform.manifests import platform_manifests
+from gke_accel.output_dir import claim_output_dir, staged_output
 
 
 def capacity_table(plan: EnvironmentPlan) -> str:
@@ -57,20 +58,34 @@ def file_name(manifest: dict[str, object]) -> str:
     return f"{apply_stage(manifest)}-{ns + '.' if ns else ''}{str(manifest['kind']).lower()}.{meta['name']}.yaml"
 
 
+def write_manifests(plans: list[EnvironmentPlan], out: str | Path, *, option: str = "--out") -> dict[str, int]:
+    """Write ``<out>/<env>/<object>.yaml`` for ``plans``. ``out`` then holds exactly these
+    environments' current objects: folders of other environments and files of removed objects
+    (a deleted team's RoleBinding) are gone. Returns the number of manifests per environment."""
+    folder = claim_output_dir(out, option=option)
+    old = [p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    counts: dict[str, int] = {}
+    with staged_output(folder, sorted({*old, *(p.name for p in plans)})) as staging:
+        for plan in plans:
+            manifests = sorted(platform_manifests(plan), key=apply_stage)
+            (staging / plan.name).mkdir()
+            for manifest in manifests:
+                (staging / plan.name / file_name(manifest)).write_text(
+                    yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8"
+                )
+            counts[plan.name] = len(manifests)
+    return counts
+
+
 def cmd_manifests(args: argparse.Namespace) -> int:
-    for plan in selected_plans(args):
-        manifests = sorted(platform_manifests(plan), key=apply_stage)
-        if args.out is None:
+    plans = selected_plans(args)
+    if args.out is None:
+        for plan in plans:
             sys.stdout.write(f"# environment: {plan.name}\n")
-            sys.stdout.write(yaml.safe_dump_all(manifests, sort_keys=False))
-            continue
-        folder = Path(args.out) / plan.name
-        folder.mkdir(parents=True, exist_ok=True)
-        for stale in folder.glob("*.yaml"):  # objects removed from the config must not linger
-            stale.unlink()
-        for manifest in manifests:
-            (folder / file_name(manifest)).write_text(yaml.safe_dump(manifest, sort_keys=False))
-        print(f"{plan.name}: wrote {len(manifests)} manifests to {folder}")
+            sys.stdout.write(yaml.safe_dump_all(sorted(platform_manifests(plan), key=apply_stage), sort_keys=False))
+        return EXIT_OK
+    for name, count in write_manifests(plans, args.out).items():
+        print(f"{name}: wrote {count} manifests to {Path(args.out) / name}")
     return EXIT_OK
 
 

@@ -1,5 +1,7 @@
-"""Policy scan of synthesized stacks (checkov), honouring the skips recorded in the JSON."""
+"""Policy scan (checkov) of synthesized stacks and of the platform's Kubernetes manifests, honouring
+the skips recorded on each resource."""
 
+from gke_accel.policy.k8s_scan import scan_manifests
 from gke_accel.policy.scan import Finding, PolicyReport, collect_skips, scan_stacks
 
-__all__ = ["Finding", "PolicyReport", "collect_skips", "scan_stacks"]
+__all__ = ["Finding", "PolicyReport", "collect_skips", "scan_manifests", "scan_stacks"]

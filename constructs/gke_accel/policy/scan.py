@@ -30,11 +30,8 @@ class PolicyReport:
     failed: list[Finding] = field(default_factory=list)
     skipped: list[Finding] = field(default_factory=list)
 
-    def render(self) -> str:
-        lines = [
-            f"policy scan (checkov): {self.passed} passed, {len(self.failed)} failed, "
-            f"{len(self.skipped)} skipped with a reason"
-        ]
+    def render(self, title: str = "policy scan (checkov)") -> str:
+        lines = [f"{title}: {self.passed} passed, {len(self.failed)} failed, {len(self.skipped)} skipped with a reason"]
         lines += [f"  FAILED  {f.stack}: {f.check_id} {f.resource}: {f.title}" for f in self.failed]
         lines += [f"  skipped {f.stack}: {f.check_id} {f.resource}: {f.reason}" for f in self.skipped]
         return "\n".join(lines)

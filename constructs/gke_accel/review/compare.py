@@ -7,6 +7,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from gke_accel.output_dir import check_output_dir
+
 from .blocks import diff_blocks
 from .build import SideResult, synth_current
 from .diff import diff_stack
@@ -89,8 +91,7 @@ def review_git(
         relative_config = head_config.resolve().relative_to(repo.resolve())
     except ValueError as exc:
         raise BaseError(f"--config-dir {config_dir} is not inside the repository {repo}") from exc
-    if outdir.exists():
-        shutil.rmtree(outdir / "stacks", ignore_errors=True)
+    check_output_dir(outdir)  # never the repository or a folder of someone else's files
     # checkov's import (~3-4 s) happens while the head is synthesized; its scan of the head while
     # the base is (processes of their own, so they overlap for real)
     zygote = CheckovZygote() if policy else None

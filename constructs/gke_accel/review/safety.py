@@ -61,9 +61,12 @@ def _protection_off(change: ResourceChange, before: Mapping[str, Any], after: Ma
     if change.action != "update" or ("deletion_protection" not in before and change.rtype != CLUSTER):
         return None
     if _protected(before) and not _protected(after):
+        # Production requires a reason (cluster.deletion_protection_reason); synth records it in the "//" block.
+        reason = (after.get("//") or {}).get("deletion_protection_reason")
         return SafetyItem(
             "deletion-protection-off",
-            f"deletion protection turned off on `{change.name or change.logical_id}` ({change.rtype})",
+            f"deletion protection turned off on `{change.name or change.logical_id}` ({change.rtype})"
+            + (f"; reason given: {reason}" if reason else ""),
             "From the next apply on, a destroy or any change that replaces it deletes it and everything on it "
             "without a further safeguard.",
             "Keep `deletion_protection` on; turn it off only in the change that deletes the resource, "

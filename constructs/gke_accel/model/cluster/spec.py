@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from gke_accel.model.security.spec import BinaryAuthorizationSpec, SecretsEncryptionSpec
+
 ExclusionScope = Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"]
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
 
@@ -83,6 +85,7 @@ class ClusterSpec:
     release_channel: ReleaseChannel = "REGULAR"
     min_master_version: str | None = None
     deletion_protection: bool = True
+    deletion_protection_reason: str | None = None  # required to turn it off in production
     private_endpoint: bool = False
     master_authorized_networks: tuple[AuthorizedNetwork, ...] = ()
     rbac_security_group: str | None = None  # gke-security-groups@<domain>, for Google Groups in RBAC
@@ -90,4 +93,6 @@ class ClusterSpec:
     maintenance: MaintenanceSpec = field(default_factory=MaintenanceSpec)
     system_pool: SystemPoolSpec = field(default_factory=SystemPoolSpec)
     auto_provisioning: AutoProvisioningSpec = field(default_factory=AutoProvisioningSpec)
+    secrets_encryption: SecretsEncryptionSpec = field(default_factory=SecretsEncryptionSpec)
+    binary_authorization: BinaryAuthorizationSpec = field(default_factory=BinaryAuthorizationSpec)
     labels: dict[str, str] = field(default_factory=dict)

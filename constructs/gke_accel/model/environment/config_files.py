@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from gke_accel.model.core.errors import ConfigError, ConfigIssue
 from gke_accel.model.environment.load import load_environment
 from gke_accel.model.environment.plan import EnvironmentPlan
+from gke_accel.model.security.rules import shared_backends
 
 
 def environment_files(config_dir: Path) -> dict[str, Path]:
@@ -29,6 +33,19 @@ def load_environments(config_dir: Path, names: list[str] | None = None) -> list[
             plans.append(load_environment(files[name]))
         except ConfigError as err:
             issues.extend(ConfigIssue(f"{err.source}: {i.path}", i.message, i.valid) for i in err.issues)
+    issues += [i for i in shared_backends(_raw_files(files)) if any(i.path.startswith(f"{files[n]}:") for n in wanted)]
     if issues:
         raise ConfigError(issues)
     return plans
+
+
+def _raw_files(files: dict[str, Path]) -> dict[str, tuple[str, Any]]:
+    """Every environment file's YAML (None when unreadable; its own load reports why), so that
+    state locations are compared across all files even when only some are loaded."""
+    raw: dict[str, tuple[str, Any]] = {}
+    for name, path in files.items():
+        try:
+            raw[name] = (str(path), yaml.safe_load(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, yaml.YAMLError):
+            raw[name] = (str(path), None)
+    return raw

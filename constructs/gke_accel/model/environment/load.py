@@ -22,6 +22,7 @@ from gke_accel.model.platform.rules import check_platform
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.tpu_pool import plan_tpu_pool
+from gke_accel.model.security.rules import check_security
 
 BUCKET_NAME = re.compile(r"[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]")
 
@@ -98,6 +99,7 @@ def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalo
     _check_cluster_size(cluster, pools, issues)
     check_min_versions(spec.cluster.min_master_version, (t.generation for t in spec.tpu_pools), catalog, issues)
     warnings = check_platform(spec, pools, issues, pools_complete=not failed)
+    check_security(spec, issues)
     check_observability(spec, pools, issues)
     seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
     declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]

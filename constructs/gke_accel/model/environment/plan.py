@@ -27,5 +27,15 @@ class EnvironmentPlan:
         return self.spec.environment
 
     @property
+    def prevent_destroy(self) -> bool:
+        """Production with deletion protection on: Terraform refuses to destroy (or replace) the
+        cluster, the accelerator pools and the checkpoint bucket (``lifecycle.prevent_destroy``)."""
+        return self.spec.production and self.spec.cluster.deletion_protection
+
+    @property
+    def binary_authorization_mode(self) -> str:
+        return self.spec.cluster.binary_authorization.mode or "audit"
+
+    @property
     def state_prefix(self) -> str:
         return self.spec.backend.prefix or f"gke-accel/{self.spec.environment}"

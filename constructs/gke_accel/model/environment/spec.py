@@ -32,6 +32,7 @@ class EnvironmentSpec:
     project_id: str
     region: str
     cluster: ClusterSpec
+    production: bool = False  # guard rails: model/security/rules.py
     backend: BackendSpec = field(default_factory=BackendSpec)
     labels: dict[str, str] = field(default_factory=dict)
     tpu_pools: tuple[TpuPoolSpec, ...] = ()

@@ -11,9 +11,10 @@ from typing import Any
 from gke_accel.catalog import Catalog, DriverInstallerFacts, load_catalog
 from gke_accel.model.environment.plan import EnvironmentPlan
 from gke_accel.model.platform.capacity import accelerator_key
-from gke_accel.model.platform.driver_installer import InstallerVariant, installer_variants
+from gke_accel.model.platform.driver_installer import InstallerVariant, installer_skip_annotations, installer_variants
 from gke_accel.model.platform.rules import team_namespace, team_service_account_id
 from gke_accel.model.platform.spec import TeamSpec
+from gke_accel.model.platform.tenancy import TEAM_ROLE, pod_security_labels, team_role_rules
 from gke_accel.model.pools.node_pool import DRIVER_VARIANT_LABEL, GPU_RESOURCE, LABEL_PREFIX, TPU_RESOURCE
 
 Manifest = dict[str, Any]
@@ -88,7 +89,11 @@ def team_objects(plan: EnvironmentPlan, team: TeamSpec, catalog: Catalog) -> lis
     hard = {"requests.cpu": str(team.cpu), "requests.memory": gib_quantity(team.memory_gib), "pods": str(team.pods)}
     hard |= {quota_key(r): str(n) for r, n in _per_resource(team, catalog).items()}
     objects: list[Manifest] = [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": _meta(ns, team=team.name)},
+        {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "metadata": _meta(ns, team=team.name, **pod_security_labels(team, plan.spec.platform.kubernetes_version)),
+        },
         {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": _meta("compute", ns), "spec": {"hard": hard}},
     ]
     defined = plan.spec.platform.priority_classes
@@ -136,9 +141,15 @@ def team_objects(plan: EnvironmentPlan, team: TeamSpec, catalog: Catalog) -> lis
         },
         {
             "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "Role",
+            "metadata": _meta(TEAM_ROLE, ns),
+            "rules": team_role_rules(),
+        },
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
             "kind": "RoleBinding",
-            "metadata": _meta("team-edit", ns),
-            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"},
+            "metadata": _meta(TEAM_ROLE, ns),
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": TEAM_ROLE},
             "subjects": [{"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": team.google_group}],
         },
         {
@@ -284,6 +295,7 @@ def driver_installers(plan: EnvironmentPlan, catalog: Catalog) -> list[Manifest]
         selector = {"k8s-app": name}
         pod = _cos_pod(variant, facts) if variant.os == "cos" else _ubuntu_pod(variant, facts)
         pod |= {
+            "automountServiceAccountToken": False,  # the installer never calls the API server
             "priorityClassName": facts.priority_class,
             "affinity": _node_affinity(variant),
             "tolerations": [{"operator": "Exists"}],
@@ -293,7 +305,10 @@ def driver_installers(plan: EnvironmentPlan, catalog: Catalog) -> list[Manifest]
             {
                 "apiVersion": "apps/v1",
                 "kind": "DaemonSet",
-                "metadata": _meta(name, facts.namespace, **selector, **{f"{LABEL_PREFIX}/driver-variant": variant.key}),
+                "metadata": {
+                    **_meta(name, facts.namespace, **selector, **{f"{LABEL_PREFIX}/driver-variant": variant.key}),
+                    "annotations": installer_skip_annotations(),
+                },
                 "spec": {
                     "selector": {"matchLabels": selector},
                     "updateStrategy": {"type": "RollingUpdate"},

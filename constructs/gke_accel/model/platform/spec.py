@@ -4,6 +4,9 @@ checkpoint storage and the NVIDIA driver installer. Rules live in ``model/platfo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
+
+PodSecurityLevel = Literal["restricted", "baseline"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,8 @@ class TeamSpec:
     pods: int = 200
     priority_classes: tuple[str, ...] = ()  # allowed classes by name; empty = all defined classes
     namespace: str | None = None  # default: the team name
+    # Pod Security admission level enforced in the namespace; restricted: no privileged, host or root pods
+    pod_security: PodSecurityLevel = "restricted"
 
 
 @dataclass(frozen=True)

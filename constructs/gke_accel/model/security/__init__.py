@@ -1,0 +1,2 @@
+"""Security settings and guard rails: secrets encryption, Binary Authorization, production rules,
+Terraform state backends across environment files."""
