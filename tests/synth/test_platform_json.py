@@ -57,10 +57,11 @@ def test_quota_and_installer_fields_match_the_manifests(shipped: dict[str, Any])
     assert typed["wait_for_rollout"] is False and typed["spec"]["strategy"] == {"type": "RollingUpdate"}
 
 
-def test_kubernetes_provider_uses_the_cluster_endpoint_ca_and_an_exec_credential(shipped: dict[str, Any]) -> None:
+def test_kubernetes_provider_uses_the_dns_endpoint_and_an_exec_credential(shipped: dict[str, Any]) -> None:
     [provider] = shipped["dev"]["provider"]["kubernetes"]
-    assert provider["host"] == "https://${google_container_cluster.cluster_A4C38409.endpoint}"
-    assert provider["cluster_ca_certificate"].startswith("${base64decode(google_container_cluster.")
+    dns = "control_plane_endpoints_config[0].dns_endpoint_config[0].endpoint"
+    assert provider["host"] == f"https://${{google_container_cluster.cluster_A4C38409.{dns}}}"
+    assert "cluster_ca_certificate" not in provider  # the DNS endpoint's certificate is publicly trusted
     assert provider["exec"] == [
         {"api_version": "client.authentication.k8s.io/v1beta1", "command": "gke-gcloud-auth-plugin"}
     ]

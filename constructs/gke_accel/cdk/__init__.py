@@ -3,6 +3,15 @@
 Importing this package loads the jsii runtime and the provider bindings (seconds, ~1 GB).
 """
 
+import os
+
+# jsii's Node runtime prints a large end-of-life banner on every run under Node 20; it reads this
+# variable (a list of major versions to stay quiet about) when it starts, which is on first import.
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
+
+# isort: split
+
 from gke_accel.cdk.accelerator_pools import GpuNodePool, TpuSlicePool
 from gke_accel.cdk.cluster import GkeCluster
 from gke_accel.cdk.network import ClusterNetwork

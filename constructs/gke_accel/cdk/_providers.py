@@ -95,3 +95,8 @@ from cdktf_cdktf_provider_google.kms_crypto_key_iam_member import KmsCryptoKeyIa
 from cdktf_cdktf_provider_google.kms_key_ring import KmsKeyRing  # noqa: E402
 
 __all__ += ["BinaryAuthorizationPolicy", "KmsCryptoKey", "KmsCryptoKeyIamMember", "KmsKeyRing", "binauthz_structs"]
+
+# APIs enabled per environment (cdk/project_services.py).
+from cdktf_cdktf_provider_google.project_service import ProjectService  # noqa: E402
+
+__all__ += ["ProjectService"]

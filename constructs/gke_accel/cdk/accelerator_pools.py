@@ -1,7 +1,8 @@
 """TpuSlicePool and GpuNodePool: typed accelerator pools on a GkeCluster.
 
 Each takes a spec, derives every value from the catalog (machine type, node count, placement,
-labels, taints, autoscaling bounds) and raises ConfigError at construction for any mistake.
+labels, taints, autoscaling bounds) and raises ConfigError at construction for any mistake, with the
+same rules and messages as a config file (the spec is re-parsed; pool names are unique per cluster).
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk.cluster import GkeCluster
 from gke_accel.cdk.node_pool import AcceleratorNodePool
+from gke_accel.model.core.errors import IssueCollector
+from gke_accel.model.core.props import validated_props
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
@@ -26,9 +29,14 @@ class TpuSlicePool(_PlannedPools):
     """A TPU slice pool (one node pool per multi-host slice). Props: ``cluster``, ``spec``."""
 
     def __init__(self, scope: Construct, id: str, *, cluster: GkeCluster, spec: TpuPoolSpec) -> None:
+        path = f"tpu_pool {getattr(spec, 'name', '?')}"
+        spec = validated_props(TpuPoolSpec, spec, path)
+        issues = IssueCollector()
+        cluster.claim_pool_name(spec.name, f"{path}.name", issues)
         plans = plan_tpu_pool(
-            spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=f"tpu_pool {spec.name}"
+            spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
         )
+        issues.raise_if_any()
         super().__init__(scope, id, cluster, plans)
 
 
@@ -36,7 +44,12 @@ class GpuNodePool(_PlannedPools):
     """An NVIDIA GPU node pool. Props: ``cluster``, ``spec``."""
 
     def __init__(self, scope: Construct, id: str, *, cluster: GkeCluster, spec: GpuPoolSpec) -> None:
+        path = f"gpu_pool {getattr(spec, 'name', '?')}"
+        spec = validated_props(GpuPoolSpec, spec, path)
+        issues = IssueCollector()
+        cluster.claim_pool_name(spec.name, f"{path}.name", issues)
         plans = plan_gpu_pool(
-            spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=f"gpu_pool {spec.name}"
+            spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
         )
+        issues.raise_if_any()
         super().__init__(scope, id, cluster, plans)

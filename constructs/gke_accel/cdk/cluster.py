@@ -17,6 +17,10 @@ from gke_accel.cdk.node_service_account import NodeServiceAccount
 from gke_accel.cdk.policy import skip_check
 from gke_accel.model.cluster.plan import ClusterPlan, plan_cluster
 from gke_accel.model.cluster.spec import ClusterSpec
+from gke_accel.model.core.errors import IssueCollector
+from gke_accel.model.core.names import check_project_id, check_region, claim_pool_name
+from gke_accel.model.core.props import validated_props
+from gke_accel.model.environment.plan import SYSTEM_POOL_NAME
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.security.images import allowed_image_patterns
 
@@ -40,7 +44,14 @@ class GkeCluster(Construct):
         protect: bool = False,
     ) -> None:
         super().__init__(scope, id)
-        self.plan: ClusterPlan = plan_cluster(spec, region=region)
+        # The same checks and messages as a config file: props re-parsed, project and region checked.
+        spec = validated_props(ClusterSpec, spec, "cluster")
+        issues = IssueCollector()
+        check_project_id(project, "project", issues)
+        check_region(region, "region", issues)
+        self.plan: ClusterPlan = plan_cluster(spec, region=region, issues=issues)
+        issues.raise_if_any()
+        self._pool_names: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
         self.project = project
         self.region = region
         self.labels = {**(labels or {}), **spec.labels}
@@ -150,6 +161,13 @@ class GkeCluster(Construct):
                     for n in spec.master_authorized_networks
                 ],
             ),
+            # The DNS-based endpoint (IAM-authorized) is how Terraform reaches the cluster unless
+            # control_plane_access is "ip": model/cluster/access.py.
+            control_plane_endpoints_config=s.ContainerClusterControlPlaneEndpointsConfig(
+                dns_endpoint_config=s.ContainerClusterControlPlaneEndpointsConfigDnsEndpointConfig(
+                    allow_external_traffic=spec.control_plane_access == "dns"
+                )
+            ),
             master_auth=s.ContainerClusterMasterAuth(
                 client_certificate_config=s.ContainerClusterMasterAuthClientCertificateConfig(
                     issue_client_certificate=False
@@ -201,7 +219,20 @@ class GkeCluster(Construct):
         self.location: str = spec.location
         self.endpoint: str = self.resource.endpoint
         self.ca_certificate: str = self.resource.master_auth.cluster_ca_certificate
+        # What the kubernetes provider connects to: the DNS endpoint presents a publicly trusted
+        # certificate (no CA to pass); the IP endpoint needs the cluster's CA.
+        if spec.control_plane_access == "dns":
+            dns = self.resource.control_plane_endpoints_config.dns_endpoint_config.endpoint
+            self.kubernetes_host: str = f"https://{dns}"
+            self.kubernetes_ca_certificate: str | None = None
+        else:
+            self.kubernetes_host = f"https://{self.endpoint}"
+            self.kubernetes_ca_certificate = self.ca_certificate
         self.system_pool = self.node_pool(self, "system-pool", self.plan.system_pool)
+
+    def claim_pool_name(self, name: str, path: str, issues: IssueCollector) -> None:
+        """Pool names are unique per cluster, and ``system`` is taken (as in a config file)."""
+        claim_pool_name(self._pool_names, name, path, issues)
 
     def node_pool(self, scope: Construct, id: str, plan: NodePoolPlan) -> AcceleratorNodePool:
         """Render a validated node pool plan as a pool of this cluster, under ``scope``."""

@@ -56,8 +56,10 @@ class InClusterPlatform(Construct):
         provider = KubernetesProvider(
             self,
             "kubernetes",
-            host=f"https://{cluster.endpoint}",
-            cluster_ca_certificate=Fn.base64decode(cluster.ca_certificate),
+            host=cluster.kubernetes_host,
+            cluster_ca_certificate=None
+            if cluster.kubernetes_ca_certificate is None
+            else Fn.base64decode(cluster.kubernetes_ca_certificate),
             exec=[KubernetesProviderExec(api_version=EXEC_API_VERSION, command=EXEC_PLUGIN)],
         )
         self.manifests = platform_manifests(plan)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gke_accel.catalog import Catalog
-from gke_accel.cli.tables import render_table
+from gke_accel.cli.tables import MAX_WIDTH, render_table
 
 
 def _zones(zones: tuple[str, ...]) -> str:
@@ -13,12 +13,13 @@ def _zones(zones: tuple[str, ...]) -> str:
     regions = len({z.rsplit("-", 1)[0] for z in zones})
     return f"{len(zones)} zones in {regions} regions"
 
+
 def tpu_table(catalog: Catalog, only: str | None = None) -> str:
     rows = []
     for gen in catalog.tpu_generations.values():
         if only and only.lower() != gen.name:
             continue
-        machines = ", ".join(f"{m} ({c})" for m, c in gen.machine_types.items())
+        machines = ", ".join(f"{m}({c})" for m, c in gen.machine_types.items())
         price = catalog.prices.tpu_per_chip_hour.get(gen.name)
         rows.append(
             [
@@ -30,7 +31,6 @@ def tpu_table(catalog: Catalog, only: str | None = None) -> str:
                 gen.hbm_gib_per_chip,
                 "compact" if gen.multihost_placement == "compact" else "workload policy",
                 f"{price.on_demand:.2f}/{price.spot if price.spot is not None else '-'}" if price else "-",
-                _zones(gen.zones),
             ]
         )
     headers = [
@@ -42,9 +42,14 @@ def tpu_table(catalog: Catalog, only: str | None = None) -> str:
         "HBM GiB/chip",
         "multi-host",
         "$/chip-h od/spot",
-        f"zones (data as of {catalog.zones.as_of})",
     ]
-    return render_table(headers, rows, "TPU generations")
+    zones = [
+        f"  {gen.name}: {_zones(gen.zones)}"
+        for gen in catalog.tpu_generations.values()
+        if not only or only.lower() == gen.name
+    ]
+    table = render_table(headers, rows, "TPU generations", max_width=MAX_WIDTH)
+    return table + f"\nzones (data as of {catalog.zones.as_of}):\n" + "\n".join(zones)
 
 
 def gpu_table(catalog: Catalog, only: str | None = None) -> str:
@@ -74,7 +79,7 @@ def gpu_table(catalog: Catalog, only: str | None = None) -> str:
         for count, limit in limits.items():
             rows.append([f"n1 (<= {limit.max_vcpu} vCPU)", accel, count, model.memory_gb, "-", "-", "-", "-"])
     headers = ["machine", "accelerator", "GPUs", "GB/GPU", "vCPU", "RAM GB", "MIG sizes", "$/h od/spot"]
-    return render_table(headers, rows, "GPU machine types")
+    return render_table(headers, rows, "GPU machine types", max_width=MAX_WIDTH)
 
 
 def catalog_text(catalog: Catalog, tpu: str | None, gpu: str | None) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from gke_accel.cli.common import EXIT_OK, add_env_args, selected_plans
-from gke_accel.cli.tables import render_table
+from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
+from gke_accel.cli.tables import MAX_WIDTH, fit_text, render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.observability.alerts import plan_alerts
 from gke_accel.model.observability.cost import EnvironmentCost, estimate_environment
@@ -32,12 +32,15 @@ def cost_line(cost: EnvironmentCost) -> str:
 
 def cost_text(cost: EnvironmentCost) -> str:
     rows = []
+    notes = []
     for p in cost.pools:
-        flags = ("verify " if p.verify else "") + (p.note or "")
+        flags = "verify" if p.verify else ""
+        if p.note:
+            notes.append(f"  {p.name}: {p.note}")
+            flags = (flags + " *").strip()
         rows.append(
             [
                 p.name,
-                p.kind,
                 p.machine_type,
                 f"{p.nodes_min}-{p.nodes_max}",
                 p.consumption,
@@ -45,14 +48,13 @@ def cost_text(cost: EnvironmentCost) -> str:
                 _usd(p.monthly_max),
                 _usd(p.monthly_max_on_demand),
                 _usd(p.monthly_max_spot),
-                flags.strip() or "-",
+                flags or "-",
             ]
         )
-    rows.append(["(cluster fee)", "-", "GKE Standard", "-", "-", *[_usd(cost.cluster_fee_monthly)] * 2, "-", "-", "-"])
+    rows.append(["(cluster fee)", "GKE Standard", "-", "-", *[_usd(cost.cluster_fee_monthly)] * 2, "-", "-", "-"])
     table = render_table(
         [
             "pool",
-            "kind",
             "machine",
             "nodes",
             "consumption",
@@ -64,9 +66,11 @@ def cost_text(cost: EnvironmentCost) -> str:
         ],
         rows,
         title=f"{cost.environment}: monthly cost at list prices ({cost.hours_per_month} h/month)",
+        max_width=MAX_WIDTH,
     )
     lines = [
         table,
+        *(["notes (*):", *notes] if notes else []),
         "",
         f"total: {_usd(cost.total_monthly_min)} at minimum size, {_usd(cost.total_monthly_max)} at maximum size "
         "(configured consumption, priced pools + cluster fee)",
@@ -98,13 +102,19 @@ def cmd_cost(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({c.environment: c.to_dict() for c in costs}, indent=2))
     else:
-        print("\n\n".join(cost_text(c) for c in costs))
+        print(fit_text("\n\n".join(cost_text(c) for c in costs)))
     return EXIT_OK
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subcommands) -> None:
     """Add this module's subcommand(s)."""
-    p = sub.add_parser("cost", help="monthly cost per pool at min/max size from catalog list prices")
+    p = add_command(
+        sub,
+        "cost",
+        "monthly cost per pool at min/max size from catalog list prices",
+        "gke-accel cost --env dev",
+        "gke-accel cost --json > cost.json",
+    )
     add_env_args(p, single_file=True)
     p.add_argument(
         "--json", action="store_true", help="print JSON: {environment: cost} (the form the plan review reads)"

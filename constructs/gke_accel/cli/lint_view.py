@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gke_accel.cli.common import EXIT_CONFIG, EXIT_OK, selected_plans
+from gke_accel.cli.common import EXIT_CONFIG, EXIT_OK, add_command, selected_plans
 from gke_accel.model import ConfigError, ConfigIssue
 from gke_accel.workloads.lint import lint_texts
 
@@ -41,7 +41,13 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("lint", help="will these workloads schedule in the environment, and why not")
+    p = add_command(
+        sub,
+        "lint",
+        "will these workloads schedule in the environment, and why not",
+        "gke-accel lint --env dev job.yaml",
+        "gke-accel workload new --env dev --team nlp --accelerator l4 --image IMG | gke-accel lint --env dev -",
+    )
     p.add_argument("files", nargs="+", metavar="FILE", help="YAML files (multi-document); '-' for stdin")
     p.add_argument("--env", action="append", required=True, help="environment name (repeatable)")
     p.add_argument("--config-dir", default="config", help="folder with <env>.yaml files (default: config)")

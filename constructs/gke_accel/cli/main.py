@@ -12,19 +12,40 @@ import sys
 import time
 from pathlib import Path
 
+from gke_accel import __version__
 from gke_accel.catalog import load_catalog
-from gke_accel.cli import cost_view, lint_view, manifests_view, review_view, size_view, verify_view, workload_view
+from gke_accel.cli import (
+    cost_view,
+    deploy_roles_view,
+    lint_view,
+    manifests_view,
+    review_view,
+    size_view,
+    verify_view,
+    workload_view,
+)
 from gke_accel.cli.catalog_view import catalog_text
-from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, add_env_args, selected_plans
+from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, Parser, add_command, add_env_args, selected_plans
+from gke_accel.cli.progress import Progress, exit_now
 from gke_accel.cli.summary import environment_summary
-from gke_accel.model import ConfigError, ConfigIssue
+from gke_accel.cli.tables import fit_text
+from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan
 from gke_accel.output_dir import OutputDirError
 
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 MANIFESTS_DIR = "manifests"  # synth also writes the platform's objects here, for `scan`
 
 # Subcommand modules that add themselves to the parser (each has ``register(subparsers)``).
-COMMAND_MODULES = (manifests_view, cost_view, review_view, size_view, lint_view, workload_view, verify_view)
+COMMAND_MODULES = (
+    manifests_view,
+    cost_view,
+    review_view,
+    size_view,
+    lint_view,
+    workload_view,
+    verify_view,
+    deploy_roles_view,
+)
 # What ``synth`` prints for each environment after its pool summary.
 SYNTH_SECTIONS = (manifests_view.synth_section, cost_view.synth_section)
 
@@ -42,39 +63,50 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def environment_report(plan: EnvironmentPlan) -> str:
+    """What ``synth`` prints for one environment: pools, then each section (model only)."""
+    parts = [environment_summary(plan), *(section(plan) for section in SYNTH_SECTIONS)]
+    return fit_text("\n".join(p for p in parts if p))
+
+
 def cmd_synth(args: argparse.Namespace) -> int:
+    progress = Progress()
     plans = selected_plans(args)
     started = time.perf_counter()
-    from stacks.app import synth_environments  # loads jsii and the provider bindings
+    # Everything printed per environment comes from the model: show it before the slow part.
+    for plan in plans:
+        print(environment_report(plan) + "\n")
+    sys.stdout.flush()
+    with progress.long_step("loading the CDK framework and provider bindings"):
+        from gke_accel.stacks.app import synth_environments  # loads jsii and the provider bindings
 
-    out = synth_environments(plans, args.outdir)
+    out = synth_environments(plans, args.outdir, on_stack=lambda name: progress.step(f"building stack {name}"))
     manifests_view.write_manifests(plans, out / MANIFESTS_DIR, option="--outdir")
     for plan in plans:
-        print(environment_summary(plan))
-        for section in SYNTH_SECTIONS:
-            text = section(plan)
-            if text:
-                print(text)
-        print(f"  -> {out / 'stacks' / plan.name / 'cdk.tf.json'}\n")
+        print(f"{plan.name} -> {out / 'stacks' / plan.name / 'cdk.tf.json'}")
     print(f"synthesized {len(plans)} stack(s) in {time.perf_counter() - started:.1f}s")
     return EXIT_OK
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from gke_accel.policy import scan_manifests, scan_stacks
+    from gke_accel.policy import CheckovMissing, scan_manifests, scan_stacks
 
     stacks = Path(args.outdir) / "stacks"
     if not any(stacks.glob("*/cdk.tf.json")):
         print(f"nothing to scan: no stacks in {stacks}; run 'gke-accel synth' first", file=sys.stderr)
         return EXIT_ERROR
-    report = scan_stacks(stacks)
-    print(report.render())
-    failed = bool(report.failed)
-    manifests = Path(args.outdir) / MANIFESTS_DIR
-    if any(manifests.glob("*/*.yaml")):
-        k8s = scan_manifests(manifests)
-        print(k8s.render("policy scan of the Kubernetes manifests (checkov kubernetes)"))
-        failed = failed or bool(k8s.failed)
+    try:
+        report = scan_stacks(stacks)
+        print(fit_text(report.render()))
+        failed = bool(report.failed)
+        manifests = Path(args.outdir) / MANIFESTS_DIR
+        if any(manifests.glob("*/*.yaml")):
+            k8s = scan_manifests(manifests)
+            print(fit_text(k8s.render("policy scan of the Kubernetes manifests (checkov kubernetes)")))
+            failed = failed or bool(k8s.failed)
+    except CheckovMissing as err:
+        print(f"scan: {err}", file=sys.stderr)
+        return EXIT_ERROR
     return EXIT_ERROR if failed else EXIT_OK
 
 
@@ -86,28 +118,48 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         )
     if args.gpu and catalog.gpu_model(args.gpu) is None:
         raise ConfigError([ConfigIssue("--gpu", f"{args.gpu!r} is not a GPU model", ", ".join(catalog.gpu_names()))])
-    print(catalog_text(catalog, args.tpu, args.gpu))
+    print(fit_text(catalog_text(catalog, args.tpu, args.gpu)))
     return EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="gke-accel", description=__doc__.splitlines()[0] if __doc__ else None)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = Parser(prog="gke-accel", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--version", action="version", version=f"gke-accel {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("validate", help="validate environment configs (no provider bindings loaded)")
+    p = add_command(
+        sub,
+        "validate",
+        "validate environment configs (no provider bindings loaded)",
+        "gke-accel validate",
+        "gke-accel validate --config config/dev.yaml",
+    )
     add_env_args(p, single_file=True)
     p.set_defaults(func=cmd_validate)
 
-    p = sub.add_parser("synth", help="validate and synthesize every environment stack")
+    p = add_command(
+        sub,
+        "synth",
+        "validate and synthesize every environment stack (Terraform JSON per environment)",
+        "gke-accel synth",
+        "gke-accel synth --env dev --outdir /tmp/out",
+        details="Prints each environment's pools, quotas and cost first, then loads the provider bindings.",
+    )
     add_env_args(p)
     p.add_argument("--outdir", default="cdktf.out", help="output folder (default: cdktf.out)")
     p.set_defaults(func=cmd_synth)
 
-    p = sub.add_parser("scan", help="policy scan (checkov) of synthesized stacks, honouring recorded skips")
+    p = add_command(
+        sub,
+        "scan",
+        "policy scan (checkov) of synthesized stacks, honouring recorded skips",
+        "gke-accel scan",
+        "gke-accel scan --outdir /tmp/out",
+    )
     p.add_argument("--outdir", default="cdktf.out", help="synth output folder (default: cdktf.out)")
     p.set_defaults(func=cmd_scan)
 
-    p = sub.add_parser("catalog", help="print the accelerator catalog")
+    p = add_command(sub, "catalog", "print the accelerator catalog", "gke-accel catalog --tpu v5e")
     p.add_argument("--tpu", help="only this TPU generation (e.g. v5e)")
     p.add_argument("--gpu", help="only this GPU model (e.g. h100)")
     p.set_defaults(func=cmd_catalog)
@@ -161,5 +213,14 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(number, handler)
 
 
+def run() -> None:
+    """The ``gke-accel`` command: ``main`` then a prompt exit (no seconds of interpreter teardown
+    after the provider bindings were loaded)."""
+    code = main()
+    if "jsii" in sys.modules:
+        exit_now(code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

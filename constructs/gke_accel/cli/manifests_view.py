@@ -9,8 +9,8 @@ from pathlib import Path
 
 import yaml
 
-from gke_accel.cli.common import EXIT_OK, add_env_args, selected_plans
-from gke_accel.cli.tables import render_table
+from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
+from gke_accel.cli.tables import MAX_WIDTH, render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.platform.capacity import capacity_rows
 from gke_accel.model.platform.manifests import platform_manifests
@@ -29,6 +29,7 @@ def capacity_table(plan: EnvironmentPlan) -> str:
         ["accelerator", "resource", "pools (min-max)", "team quotas", "by team", "check"],
         rows,
         "  capacity vs team quotas:",
+        max_width=MAX_WIDTH,
     )
 
 
@@ -89,8 +90,14 @@ def cmd_manifests(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("manifests", help="write the platform's Kubernetes objects as YAML (no provider bindings)")
+def register(sub: Subcommands) -> None:
+    p = add_command(
+        sub,
+        "manifests",
+        "write the platform's Kubernetes objects as YAML (no provider bindings)",
+        "gke-accel manifests --env dev",
+        "gke-accel manifests --env dev --out manifests/",
+    )
     add_env_args(p)
     p.add_argument(
         "--out",

@@ -1,7 +1,8 @@
 """``gke-accel review --base <ref>``: what a pull request does to resources, capacity, quotas, cost
 and policy, from the synthesized stacks of the working tree and of the base revision.
 
-Exit codes: 0 no changes, 2 changes, 1 error; with ``--fail-on-destroy`` destructive changes exit 3.
+Exit codes: 0 no changes, 2 changes, 1 error (including a config error in the working tree, found
+before anything is synthesized); with ``--fail-on-destroy`` destructive changes exit 3.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from gke_accel.cli.common import Subcommands, add_command
+from gke_accel.model import ConfigError
+from gke_accel.model.environment.config_files import load_environments
 from gke_accel.review.model import EXIT_ERROR
 
 
@@ -18,6 +22,16 @@ def cmd_review(args: argparse.Namespace) -> int:
     from gke_accel.review.git_base import BaseError
     from gke_accel.review.render import failure_markdown, to_json, to_markdown
 
+    # Fail in a second, before any synthesis, on a config error in the working tree (an unknown base
+    # ref is reported by review_git before it synthesizes anything either).
+    present = {f.stem for f in Path(args.config_dir).glob("*.yaml")}
+    wanted = [n for n in (args.env or sorted(present)) if n in present]  # removed environments: in the review
+    try:
+        if wanted:
+            load_environments(Path(args.config_dir), wanted)
+    except ConfigError as err:
+        print(err.render(), file=sys.stderr)
+        return EXIT_ERROR
     try:
         review = review_git(
             args.base,
@@ -44,13 +58,15 @@ def cmd_review(args: argparse.Namespace) -> int:
     return review.exit_code(fail_on_destroy=args.fail_on_destroy)
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: Subcommands) -> None:
     """Add ``review``."""
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "review",
-        help="compare the working tree with a base revision: resources, capacity, quotas, cost, policy",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "compare the working tree with a base revision: resources, capacity, quotas, cost, policy",
+        "gke-accel review --base origin/main",
+        "gke-accel review --base HEAD~1 --json review.json --fail-on-destroy",
+        details=(__doc__ or "").split("\n\n", 1)[1],
     )
     p.add_argument("--base", required=True, help="git ref of the base revision (e.g. origin/main)")
     p.add_argument("--env", action="append", help="environment name (repeatable); default: all")

@@ -10,7 +10,7 @@ import argparse
 import json
 from typing import Any
 
-from gke_accel.cli.common import EXIT_OK, selected_plans
+from gke_accel.cli.common import EXIT_OK, add_command, selected_plans
 from gke_accel.cli.tables import render_table
 from gke_accel.workloads.size.fit import Option, PoolFit, catalog_options, environment_fits
 from gke_accel.workloads.size.memory import GIB, TASKS, MemoryEstimate, estimate_memory, gib, parse_params
@@ -133,7 +133,13 @@ def cmd_size(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("size", help="how many chips or GPUs a model needs (memory model, smallest fit, price)")
+    p = add_command(
+        sub,
+        "size",
+        "how many chips or GPUs a model needs (memory model, smallest fit, price)",
+        "gke-accel size --params 7B --task train",
+        "gke-accel size --params 70B --task serve --precision int8 --env prod",
+    )
     p.add_argument("--params", required=True, help="parameter count: 7B, 70e9, 350M")
     p.add_argument("--task", required=True, choices=TASKS)
     p.add_argument("--precision", default="bf16", help="bf16 (default), fp8; serving also int8, int4")

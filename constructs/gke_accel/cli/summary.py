@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gke_accel.cli.tables import render_table
+from gke_accel.cli.tables import MAX_WIDTH, render_table
 from gke_accel.model import EnvironmentPlan, NodePoolPlan
 
 
@@ -33,7 +33,7 @@ def pool_rows(plan: EnvironmentPlan) -> list[list[object]]:
                 per_node,
                 f"{low}-{high}",
                 consumption_label(pool),
-                ",".join(pool.zones) or "(cluster)",
+                ", ".join(pool.zones) or "(cluster)",
             ]
         )
     return rows
@@ -43,8 +43,8 @@ def environment_summary(plan: EnvironmentPlan) -> str:
     c = plan.cluster.spec
     title = (
         f"{plan.name}: cluster {c.name} in {c.location} ({'regional' if plan.cluster.regional else 'zonal'}), "
-        f"project {plan.spec.project_id}, channel {c.release_channel}, "
+        f"project {plan.spec.project_id}\n  channel {c.release_channel}, "
         f"deletion protection {'on' if c.deletion_protection else 'off'}"
     )
     headers = ["pool", "kind", "accelerator", "machine", "per node", "nodes", "consumption", "zones"]
-    return render_table(headers, pool_rows(plan), title)
+    return render_table(headers, pool_rows(plan), title, max_width=MAX_WIDTH)

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from gke_accel.catalog import load_catalog
-from gke_accel.cli.common import EXIT_CONFIG, EXIT_OK, selected_plans
+from gke_accel.cli.common import EXIT_CONFIG, EXIT_OK, add_command, selected_plans
 from gke_accel.cli.tables import render_table
 from gke_accel.workloads.verify import VerifyReport, verify_state
 from gke_accel.workloads.verify.check import CheckRow
@@ -47,7 +47,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("verify", help="check the live cluster against the environment's plan")
+    p = add_command(
+        sub,
+        "verify",
+        "check the live cluster against the environment's plan",
+        "gke-accel verify --env dev",
+        "gke-accel verify --env dev --context my-cluster --smoke",
+    )
     p.add_argument("--env", action="append", required=True, help="environment name")
     p.add_argument("--config-dir", default="config", help="folder with <env>.yaml files (default: config)")
     p.add_argument("--context", help="kubeconfig context (default: the current one)")

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from gke_accel.cli.common import EXIT_OK, selected_plans
+from gke_accel.cli.common import EXIT_OK, add_command, selected_plans
 from gke_accel.model import ConfigError, ConfigIssue
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from gke_accel.workloads.generate.workload import KINDS
@@ -56,7 +56,12 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("workload", help="workload templates for a team")
+    p = add_command(
+        sub,
+        "workload",
+        "workload templates for a team",
+        "gke-accel workload new --env dev --team nlp --accelerator v5e --image IMG",
+    )
     verbs = p.add_subparsers(dest="verb", required=True)
     n = verbs.add_parser("new", help="generate a Job, JobSet or Deployment that lint and the API server accept")
     n.add_argument("--env", action="append", required=True, help="environment name")

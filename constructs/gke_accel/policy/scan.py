@@ -3,6 +3,7 @@ real findings and accepted ones (skips recorded by ``gke_accel.cdk.policy.skip_c
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -59,6 +60,10 @@ def collect_skips(stacks_dir: Path) -> dict[tuple[str, str, str], str]:
     return skips
 
 
+class CheckovMissing(RuntimeError):
+    """checkov is not installed in the Python environment that runs gke-accel."""
+
+
 CHECKOV_ENV = {"BC_SKIP_MAPPING": "TRUE", "CHECKOV_RUN_SCA_PACKAGE_SCAN_V2": "false"}
 # A runner takes checkov's arguments and returns (exit code, stdout, stderr).
 Runner = Callable[[list[str]], tuple[int, str, str]]
@@ -88,6 +93,11 @@ def run_subprocess(args: list[str]) -> tuple[int, str, str]:
 
 
 def _run_checkov(stacks_dir: Path, runner: Runner | None = None) -> list[dict[str, Any]]:
+    if runner is None and importlib.util.find_spec("checkov") is None:
+        raise CheckovMissing(
+            f"checkov is not installed for {sys.executable}; install the dev extra "
+            "(pip install -e '.[dev]', as make setup does) or checkov itself (pip install checkov)"
+        )
     code, stdout, stderr = (runner or run_subprocess)(checkov_args(stacks_dir))
     if code not in (0, 1) or not stdout.strip():
         raise RuntimeError(f"checkov failed (exit {code}): {stderr.strip()[-2000:]}")

@@ -34,7 +34,10 @@ class SideResult:
 def synth_side(config_dir: Path, outdir: Path, names: list[str] | None = None) -> dict[str, Any]:
     """Load each environment on its own (one broken file does not hide the others), synthesize the
     valid ones in one app, and describe them. Needs the provider bindings (already loaded, or loaded now)."""
-    from stacks.app import synth_environments
+    try:
+        from gke_accel.stacks.app import synth_environments
+    except ImportError:  # a base revision from before the app moved into the package
+        from stacks.app import synth_environments
 
     from gke_accel.model import ConfigError
 

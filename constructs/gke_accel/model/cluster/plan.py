@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from gke_accel.catalog import Catalog, load_catalog
+from gke_accel.model.cluster.access import check_control_plane_access
 from gke_accel.model.cluster.identity import node_service_account_id
 from gke_accel.model.cluster.maintenance import check_maintenance
 from gke_accel.model.cluster.spec import ClusterSpec
@@ -206,6 +207,7 @@ def plan_cluster(
         check_range("cluster.system_pool.min_nodes", sp.min_nodes, 0, sp.max_nodes, issues, "max_nodes")
     check_disk("cluster.system_pool.disk_size_gb", sp.disk_size_gb, issues)
     _check_network(spec, issues)
+    check_control_plane_access(spec, issues)
     check_maintenance(spec.maintenance, issues)
     nap = _nap_limits(spec, catalog, issues)
     if own:

@@ -11,6 +11,7 @@ from typing import Literal
 from gke_accel.model.security.spec import BinaryAuthorizationSpec, SecretsEncryptionSpec
 
 ExclusionScope = Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"]
+ControlPlaneAccess = Literal["dns", "ip"]
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
 
 
@@ -88,6 +89,11 @@ class ClusterSpec:
     deletion_protection_reason: str | None = None  # required to turn it off in production
     private_endpoint: bool = False
     master_authorized_networks: tuple[AuthorizedNetwork, ...] = ()
+    # How Terraform (and kubectl) reach the control plane: "dns" = GKE's DNS-based endpoint,
+    # IAM-authorized, from anywhere Google APIs are reachable; "ip" = the IP endpoint, from
+    # deployer_cidr, which must lie inside master_authorized_networks (model/cluster/access.py).
+    control_plane_access: ControlPlaneAccess = "dns"
+    deployer_cidr: str | None = None
     rbac_security_group: str | None = None  # gke-security-groups@<domain>, for Google Groups in RBAC
     network: NetworkSpec = field(default_factory=NetworkSpec)
     maintenance: MaintenanceSpec = field(default_factory=MaintenanceSpec)

@@ -44,3 +44,23 @@ def check_zones(zones: tuple[str, ...], region: str, path: str, issues: IssueCol
 def check_labels(labels: dict[str, str], path: str, issues: IssueCollector) -> None:
     """GCP resource labels (environment and cluster ``labels``); node labels: core.labels."""
     check_resource_labels(labels, path, issues)
+
+
+def check_project_id(value: str, path: str, issues: IssueCollector) -> None:
+    if not isinstance(value, str) or not PROJECT_ID.fullmatch(value):
+        issues.bad(
+            path, value, "is not a valid project ID", "6-30 lowercase letters, digits and '-', starting with a letter"
+        )
+
+
+def check_region(value: str, path: str, issues: IssueCollector) -> None:
+    if not isinstance(value, str) or not REGION.fullmatch(value):
+        issues.bad(path, value, "is not a region name", "e.g. us-central1")
+
+
+def claim_pool_name(seen: dict[str, str], name: str, path: str, issues: IssueCollector) -> None:
+    """Record pool ``name`` declared at ``path``; an issue if an earlier pool (or the system pool,
+    which ``seen`` starts with) already has it."""
+    if name in seen:
+        issues.bad(path, name, f"is already used by {seen[name]}", "a unique pool name")
+    seen[name] = path

@@ -10,7 +10,7 @@ from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.cluster.plan import ClusterPlan, plan_cluster
 from gke_accel.model.core.errors import ConfigError, ConfigIssue, IssueCollector
 from gke_accel.model.core.limits import MAX_NODES_PER_CLUSTER, POOLS_MAX, POOLS_WARN
-from gke_accel.model.core.names import DNS_LABEL, PROJECT_ID, REGION, check_labels
+from gke_accel.model.core.names import DNS_LABEL, check_labels, check_project_id, check_region, claim_pool_name
 from gke_accel.model.core.parse import parse_dataclass
 from gke_accel.model.core.show import show
 from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file, parse_config_text
@@ -30,15 +30,8 @@ BUCKET_NAME = re.compile(r"[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]")
 def _check_environment(spec: EnvironmentSpec, issues: IssueCollector) -> None:
     if not DNS_LABEL.fullmatch(spec.environment):
         issues.bad("environment", spec.environment, "is not a valid environment name", "a DNS label such as dev")
-    if not PROJECT_ID.fullmatch(spec.project_id):
-        issues.bad(
-            "project_id",
-            spec.project_id,
-            "is not a valid project ID",
-            "6-30 lowercase letters, digits and '-', starting with a letter",
-        )
-    if not REGION.fullmatch(spec.region):
-        issues.bad("region", spec.region, "is not a region name", "e.g. us-central1")
+    check_project_id(spec.project_id, "project_id", issues)
+    check_region(spec.region, "region", issues)
     check_labels(spec.labels, "labels", issues)
     b = spec.backend
     if b.bucket is not None and not BUCKET_NAME.fullmatch(b.bucket):
@@ -105,9 +98,7 @@ def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalo
     declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]
     declared += [(f"gpu_pools[{i}].name", p.name) for i, p in enumerate(spec.gpu_pools)]
     for path, name in declared:
-        if name in seen:
-            issues.bad(path, name, f"is already used by {seen[name]}", "a unique pool name")
-        seen[name] = path
+        claim_pool_name(seen, name, path, issues)
     derived = [p.name for p in pools]
     for name in {n for n in derived if derived.count(n) > 1 and n not in seen}:
         issues.bad(

@@ -8,7 +8,14 @@ from gke_accel.cdk._providers import GoogleProvider
 from gke_accel.cdk.cluster_security import prevent_destroy
 from gke_accel.cdk.observability import Observability
 from gke_accel.cdk.platform import InClusterPlatform
+from gke_accel.cdk.project_services import ProjectServices
 from gke_accel.model import EnvironmentPlan
+from gke_accel.model.environment.deploy_needs import required_services
+
+# Local state (backend type local) lives beside the synth output, never inside it, so regenerating or
+# cleaning cdktf.out cannot lose it: the stack runs in <outdir>/stacks/<env>/, the state file is
+# <outdir>/../terraform-state/<env>.tfstate (the repository root's terraform-state/ for cdktf.out).
+LOCAL_STATE_DIR = "terraform-state"
 
 
 class EnvironmentStack(TerraformStack):
@@ -20,7 +27,7 @@ class EnvironmentStack(TerraformStack):
         if spec.backend.type == "gcs":
             GcsBackend(self, bucket=spec.backend.bucket or "", prefix=plan.state_prefix)
         else:
-            LocalBackend(self, path=f"terraform.{spec.environment}.tfstate")
+            LocalBackend(self, path=f"../../../{LOCAL_STATE_DIR}/{spec.environment}.tfstate")
         # Bill API quota to the project: budgets and quota preferences need a quota project when
         # applied with user credentials.
         GoogleProvider(
@@ -31,6 +38,7 @@ class EnvironmentStack(TerraformStack):
             user_project_override=True,
             billing_project=spec.project_id,
         )
+        self.services = ProjectServices(self, "apis", project=spec.project_id, services=required_services(plan))
         self.cluster = GkeCluster(
             self,
             "cluster",
@@ -50,3 +58,4 @@ class EnvironmentStack(TerraformStack):
         TerraformOutput(self, "cluster_name", value=self.cluster.name)
         TerraformOutput(self, "cluster_location", value=self.cluster.location)
         TerraformOutput(self, "node_service_account", value=self.cluster.node_service_account)
+        self.services.required_by_everything_in(self)

@@ -1,0 +1,40 @@
+"""Props given to constructs in Python get the same checks as YAML: the dataclass is turned back
+into plain data and parsed by the same parser, so a wrong type, an invalid choice (a release channel
+that does not exist) or a shorthand (``consumption="spot"``) behaves exactly as in a config file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, TypeVar
+
+from gke_accel.model.core.errors import ConfigError, ConfigIssue, bad_value
+from gke_accel.model.core.parse import parse_dataclass
+
+T = TypeVar("T")
+
+
+def as_data(value: Any) -> Any:
+    """A dataclass (or anything inside one) as the plain data YAML would have produced."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: as_data(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, tuple | list):
+        return [as_data(v) for v in value]
+    if isinstance(value, dict):
+        return {k: as_data(v) for k, v in value.items()}
+    return value
+
+
+def validated_props(cls: type[T], value: Any, path: str) -> T:
+    """``value`` checked and normalized as ``cls`` (shorthands expanded); ConfigError listing every
+    problem, with paths under ``path``, otherwise."""
+    if not isinstance(value, cls):
+        raise ConfigError([_wrong_type(cls, value, path)])
+    spec, issues = parse_dataclass(cls, as_data(value), path)
+    if spec is None or issues:
+        raise ConfigError(issues)
+    return spec
+
+
+def _wrong_type(cls: type, value: Any, path: str) -> ConfigIssue:
+    return bad_value(path or "spec", type(value).__name__, f"should be a {cls.__name__}")

@@ -1,0 +1,84 @@
+"""Makefile targets as a user runs them: `make clean` never deletes Terraform state (and refuses
+when state sits in generated output); `make review` exits 0 on a review with changes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    return tmp_path
+
+
+def make(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}
+    return subprocess.run(["make", "-s", *args], cwd=project, capture_output=True, text=True, env=env, check=False)
+
+
+def test_clean_removes_output_and_keeps_state(project: Path) -> None:
+    stack = project / "cdktf.out" / "stacks" / "dev"
+    (stack / ".terraform").mkdir(parents=True)
+    (stack / "cdk.tf.json").write_text("{}")
+    (stack / ".terraform" / "terraform.tfstate").write_text("{}")  # backend metadata, not state
+    state = project / "terraform-state" / "dev.tfstate"
+    state.parent.mkdir()
+    state.write_text('{"version": 4}')
+    proc = make(project, "clean")
+    assert proc.returncode == 0, proc.stderr
+    assert not (project / "cdktf.out").exists()
+    assert state.read_text() == '{"version": 4}'
+
+
+def test_clean_refuses_when_state_is_inside_the_output(project: Path) -> None:
+    old = project / "cdktf.out" / "stacks" / "dev" / "terraform.dev.tfstate"
+    old.parent.mkdir(parents=True)
+    old.write_text('{"version": 4}')
+    proc = make(project, "clean")
+    assert proc.returncode != 0
+    assert "refusing" in proc.stderr and "cdktf.out/stacks/dev/terraform.dev.tfstate" in proc.stderr
+    assert "terraform-state/" in proc.stderr
+    assert old.read_text() == '{"version": 4}'
+
+
+def _fake_venv(project: Path, exit_code: int) -> None:
+    bin_dir = project / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    cli = bin_dir / "gke-accel"
+    cli.write_text(f"#!/bin/sh\necho \"review $*\"\nexit {exit_code}\n")
+    cli.chmod(0o755)
+    (project / "venv" / ".installed-stamp").touch()  # newer than pyproject.toml: setup is done
+
+
+@pytest.mark.parametrize(("cli_exit", "make_ok"), [(0, True), (2, True), (1, False), (3, False)])
+def test_make_review_exit_code(project: Path, cli_exit: int, make_ok: bool) -> None:
+    _fake_venv(project, cli_exit)
+    proc = make(project, "review", "VENV=venv", "BASE=HEAD~1")
+    assert "review --base HEAD~1" in proc.stdout
+    assert (proc.returncode == 0) is make_ok, (proc.returncode, proc.stderr)
+
+
+def test_deploy_without_env_says_how_before_installing_anything(project: Path) -> None:
+    (project / "config").mkdir()
+    for env in ("dev", "prod"):
+        (project / "config" / f"{env}.yaml").write_text("")
+    proc = make(project, "deploy")
+    assert proc.returncode != 0
+    assert "usage: make deploy ENV=<environment> (one of: dev prod)" in proc.stderr
+    assert not (project / "node_modules").exists() and "npm" not in proc.stdout
+
+
+def test_deploy_puts_node_modules_bin_first_on_path() -> None:
+    text = (ROOT / "Makefile").read_text()
+    recipe = text.split("deploy destroy:", 1)[1].split("\n\n", 1)[0]
+    assert 'PATH="$(CURDIR)/node_modules/.bin:' in recipe and "npx cdktf $@ $(ENV)" in recipe

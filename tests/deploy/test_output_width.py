@@ -1,0 +1,52 @@
+"""Every line the CLI prints for the shipped configs fits 100 columns (tables wrap their cells)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gke_accel.cli.main import environment_report, main
+from gke_accel.cli.tables import render_table
+from gke_accel.model.environment.config_files import load_environments
+
+ROOT = Path(__file__).resolve().parents[2]
+WIDTH = 100
+
+
+def _too_wide(text: str) -> list[str]:
+    return [line for line in text.splitlines() if len(line) > WIDTH]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["validate"],
+        ["cost"],
+        ["catalog"],
+        ["catalog", "--gpu", "h100"],
+        ["catalog", "--tpu", "v6e"],
+    ],
+)
+def test_command_output_fits(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    if argv[0] in ("validate", "cost"):
+        argv = [*argv, "--config-dir", str(ROOT / "config")]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.strip() and not _too_wide(out)
+
+
+def test_synth_report_fits_for_every_shipped_environment() -> None:
+    for plan in load_environments(ROOT / "config"):
+        text = environment_report(plan)
+        assert plan.name in text and "v" in text
+        assert not _too_wide(text), _too_wide(text)
+
+
+def test_wide_tables_wrap_cells_and_keep_every_word() -> None:
+    rows = [["pool-a", "us-central1-a, us-central1-b, us-central1-c " * 4, "x" * 60]]
+    text = render_table(["name", "zones", "long"], rows, max_width=WIDTH)
+    assert not _too_wide(text)
+    words = " ".join(text.splitlines()[2:]).split()
+    assert words.count("us-central1-a,") == 4 and "pool-a" in words
+    assert render_table(["a", "b"], [["1", "2"]]) == "a  b\n-  -\n1  2"  # narrow tables are unchanged
