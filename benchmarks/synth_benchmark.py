@@ -1,9 +1,12 @@
 """Measure wall time and peak memory (RSS summed over the whole process tree: Python plus the jsii
-Node process) of the floor, `gke-accel synth` for every environment, and `gke-accel validate`.
+Node process) of the floor (both provider bindings imported, an empty stack synthesized) and
+`gke-accel synth` for every environment, on each framework, plus `gke-accel validate`.
 
-    .venv/bin/python benchmarks/synth_benchmark.py [--runs 3] [--tests]
+    .venv/bin/python benchmarks/synth_benchmark.py [--runs 3] [--tests] [--frameworks cdktn,cdktf]
 
-Each command runs in a fresh process; memory is sampled from /proc every 20 ms.
+Each framework runs from its own environment (`GKE_ACCEL_FRAMEWORK` set): cdktn from .venv, cdktf
+from .venv-cdktf (`make setup-other-framework`); a framework whose environment is missing is
+reported as such. Each command runs in a fresh process; memory is sampled from /proc every 20 ms.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
+PYTHONS = {"cdktn": ROOT / ".venv" / "bin" / "python", "cdktf": ROOT / ".venv-cdktf" / "bin" / "python"}
 
 
 def _tree_rss_kib(root_pid: int) -> int:
@@ -43,10 +47,11 @@ def _tree_rss_kib(root_pid: int) -> int:
     return total
 
 
-def measure(cmd: list[str]) -> tuple[float, float]:
+def measure(cmd: list[str], framework: str | None = None) -> tuple[float, float]:
     """Wall seconds and peak tree RSS in MiB of one run of ``cmd``."""
     env = {
         **os.environ,
+        **({"GKE_ACCEL_FRAMEWORK": framework} if framework else {}),
         "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION": "1",
         "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20",
     }
@@ -66,19 +71,25 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--tests", action="store_true", help="also time the whole test suite once")
+    parser.add_argument("--frameworks", default="cdktn,cdktf", help="comma-separated (default: cdktn,cdktf)")
     args = parser.parse_args()
     out = tempfile.mkdtemp(prefix="bench-synth-")
-    commands = {
-        "floor (2 providers + empty stack)": [sys.executable, "benchmarks/floor.py"],
-        "gke-accel synth (all envs)": [str(BIN / "gke-accel"), "synth", "--outdir", out],
-        "gke-accel validate (all envs)": [str(BIN / "gke-accel"), "validate"],
-    }
+    commands: dict[str, tuple[list[str], str | None]] = {}
+    for framework in args.frameworks.split(","):
+        python = PYTHONS.get(framework)
+        if python is None or not python.exists():
+            print(f"{framework}: no environment at {python} (make setup-other-framework); skipped")
+            continue
+        commands[f"{framework}: floor (2 bindings + empty)"] = ([str(python), "benchmarks/floor.py"], framework)
+        synth = [str(python), "-m", "gke_accel.cli.main", "synth", "--outdir", f"{out}/{framework}"]
+        commands[f"{framework}: gke-accel synth (all envs)"] = (synth, framework)
+    commands["gke-accel validate (all envs)"] = ([str(BIN / "gke-accel"), "validate"], None)
     if args.tests:
-        commands["pytest (whole suite)"] = [str(BIN / "pytest"), "-q", "-p", "no:cacheprovider"]
+        commands["pytest (whole suite)"] = ([str(BIN / "pytest"), "-q", "-p", "no:cacheprovider"], None)
     print(f"{'command':38} {'runs':>4} {'wall s (median)':>16} {'min':>6} {'peak MiB (max)':>15}")
-    for name, cmd in commands.items():
+    for name, (cmd, framework) in commands.items():
         runs = 1 if name.startswith("pytest") else args.runs
-        results = [measure(cmd) for _ in range(runs)]
+        results = [measure(cmd, framework) for _ in range(runs)]
         walls = [w for w, _ in results]
         print(
             f"{name:38} {runs:>4} {statistics.median(walls):>16.2f} {min(walls):>6.2f} "

@@ -540,6 +540,7 @@ RULES = [
     # --- environment ---
     Rule("environment-name", "environment", "test-2", "Test", "environment", "not a valid environment name"),
     Rule("project-id", "project_id", "acme-ml-test2", "ACME", "project_id", "not a valid project ID"),
+    Rule("project-number", "project_number", "418027736645", "acme-ml-test", "project_number", "not a project number"),
     Rule("region", "region", "us-central1", "us central", "region", "not a region name"),
     Rule(
         "gcs-needs-bucket",
@@ -680,6 +681,14 @@ RULES = [
         {"bucket": "Acme_Ckpt"},
         "platform.checkpoints.bucket",
         "not a valid bucket name",
+    ),
+    Rule(
+        "checkpoint-bucket-not-ip",
+        "platform.checkpoints",
+        {"bucket": "ckpt.10.0.0.1"},
+        {"bucket": "192.168.5.4"},
+        "platform.checkpoints.bucket",
+        "not an IP address",
     ),
     Rule(
         "checkpoint-days",

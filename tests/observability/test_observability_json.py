@@ -230,8 +230,9 @@ def test_prod_budget(shipped: dict[str, Any]) -> None:
         (1, "CURRENT_SPEND"),
         (1, "FORECASTED_SPEND"),
     ]
-    [project] = b["budget_filter"]["projects"]
-    assert project.startswith("projects/${data.google_project.") and project.endswith(".number}")
+    # The project number comes from config/prod.yaml: nothing is read from the API, prod plans offline.
+    assert b["budget_filter"]["projects"] == ["projects/418027736645"]
+    assert "data" not in shipped["prod"] or "google_project" not in shipped["prod"]["data"]
     assert len(b["all_updates_rule"]["monitoring_notification_channels"]) == 2
     assert all(c.endswith(".id}") for c in b["all_updates_rule"]["monitoring_notification_channels"])
     assert len(b["display_name"]) <= 60
@@ -249,8 +250,13 @@ def test_budget_label_filter(synth: Any) -> None:
             "forecast_percent": None,
         },
     )
-    [b] = resources(synth(data), BUDGET)
+    doc = synth(data)
+    [b] = resources(doc, BUDGET)
     assert b["budget_filter"]["labels"] == {"team": "ml"}
+    # Without project_number the number is read from the API by a data source.
+    [ref] = b["budget_filter"]["projects"]
+    name = ref.removeprefix("projects/${data.google_project.").removesuffix(".number}")
+    assert doc["data"]["google_project"][name]["project_id"] == "acme-ml-test"
     assert [r["spend_basis"] for r in b["threshold_rules"]] == ["CURRENT_SPEND"] * 3
     assert "monitoring_notification_channels" not in b["all_updates_rule"]
 

@@ -150,3 +150,19 @@ def test_policy_findings_new_in_the_head_and_resolved(shipped: dict[str, dict[st
     reverse = compare_sides(head, base, base_ref="h", head_ref="b")
     add_policy(reverse, head, base)
     assert [f.check_id for f in reverse.stacks[0].resolved_findings] == ["CKV_GCP_12"]
+
+
+def test_a_base_pinning_only_the_other_framework_uses_its_environment(tmp_path: Path) -> None:
+    from gke_accel.frameworks import FRAMEWORKS, choose
+    from gke_accel.review.git_base import base_python
+
+    running = choose()
+    other = next(f for f in FRAMEWORKS.values() if f is not running)
+    other_pins = {d: "1.0" for d in other.distributions}
+    assert base_python(other_pins, tmp_path) == sys.executable  # no environment for it: this one
+    python = tmp_path / f".venv-{other.name}" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("")
+    assert base_python(other_pins, tmp_path) == str(python)
+    both = {**other_pins, **{d: "1.0" for d in running.distributions}}
+    assert base_python(both, tmp_path) == sys.executable  # the base can run here

@@ -11,8 +11,9 @@
 #         terraform-provider-<name>_v<ver>
 # Env:
 #   GKE_ACCEL_CACHE   cache root (default ~/.cache/gke-accel); mirror = $GKE_ACCEL_CACHE/terraform-mirror
-#   GOOGLE_VERSION / KUBERNETES_VERSION                 Terraform version label (6.50.0 / 2.38.0)
-#   GOOGLE_MODULE_VERSION / KUBERNETES_MODULE_VERSION   Go module version to fetch (default v<label>).
+#   GOOGLE_VERSION / KUBERNETES_VERSION                 Terraform version label (default 8.0.0 / 3.2.1)
+#   GOOGLE_MODULE_VERSION / KUBERNETES_MODULE_VERSION   Go module version to fetch (default: the served
+#     pseudo-versions below for the default labels, else v<label>).
 #     The providers' go.mod lacks a /vN suffix, so release tags >= v2 are not valid Go
 #     module versions; pass the pseudo-version of the release commit instead, e.g.
 #     v1.20.1-0.<yyyymmddhhmmss>-<commit12> (google) / v1.13.4-0.<...>-<commit12> (kubernetes).
@@ -20,6 +21,10 @@
 #       GOOGLE_VERSION=8.0.0 GOOGLE_MODULE_VERSION=v1.20.1-0.20260828184646-f3721fb45fa3
 #       KUBERNETES_VERSION=3.2.1 KUBERNETES_MODULE_VERSION=v1.13.4-0.20260821094251-3a33fb6cc605
 #     (main-branch commits just after those releases, labelled with their CHANGELOG version).
+# Each build records the module it came from next to the binary (<binary>.source); a build whose
+# recorded source differs from the requested one is rebuilt, so a label never names other code.
+# One build at a time: a second caller waits on $CACHE/terraform-mirror.lock, then reuses the result.
+# Exit 0 built or present, 3 SKIP (no Go toolchain, or the proxy refuses the module), 1 other errors.
 # Afterwards run tools/terraform/terraformrc.sh to write the CLI config.
 set -euo pipefail
 
@@ -29,18 +34,22 @@ while [[ $# -gt 0 ]]; do
   shift
 done
 export PATH="$PATH:/usr/local/go/bin"
-command -v go >/dev/null || { echo "build_providers.sh: Go toolchain not found" >&2; exit 1; }
+command -v go >/dev/null || { echo "build_providers.sh: SKIP: Go toolchain not found" >&2; exit 3; }
 export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:--buildvcs=false}" GOMAXPROCS="${GOMAXPROCS:-2}"
 CACHE="${GKE_ACCEL_CACHE:-$HOME/.cache/gke-accel}"
 MIRROR="$CACHE/terraform-mirror"
 mkdir -p "$CACHE"
+exec 9>"$CACHE/terraform-mirror.lock"
+flock 9  # held until exit: concurrent callers build each provider once
 PLATFORM="$(go env GOOS)_$(go env GOARCH)"
 
 # name | terraform version label | go module | module version | -X flag for the version (optional)
-GV="${GOOGLE_VERSION:-6.50.0}"; KV="${KUBERNETES_VERSION:-2.38.0}"
+GV="${GOOGLE_VERSION:-8.0.0}"; KV="${KUBERNETES_VERSION:-3.2.1}"
+GMV=v$GV; [[ $GV == 8.0.0 ]] && GMV=v1.20.1-0.20260828184646-f3721fb45fa3
+KMV=v$KV; [[ $KV == 3.2.1 ]] && KMV=v1.13.4-0.20260821094251-3a33fb6cc605
 SPECS=(
-  "google|$GV|github.com/hashicorp/terraform-provider-google|${GOOGLE_MODULE_VERSION:-v$GV}|github.com/hashicorp/terraform-provider-google/version.ProviderVersion=$GV"
-  "kubernetes|$KV|github.com/hashicorp/terraform-provider-kubernetes|${KUBERNETES_MODULE_VERSION:-v$KV}|"
+  "google|$GV|github.com/hashicorp/terraform-provider-google|${GOOGLE_MODULE_VERSION:-$GMV}|github.com/hashicorp/terraform-provider-google/version.ProviderVersion=$GV"
+  "kubernetes|$KV|github.com/hashicorp/terraform-provider-kubernetes|${KUBERNETES_MODULE_VERSION:-$KMV}|"
 )
 # (kubernetes reports its version via a Go const in main.go, which -X cannot set.)
 
@@ -53,7 +62,12 @@ bin_path() { echo "$MIRROR/registry.terraform.io/hashicorp/$1/$2/$PLATFORM/terra
 build_one() {
   local name=$1 ver=$2 mod=$3 modver=$4 xflag=$5
   local out; out="$(bin_path "$name" "$ver")"
-  if [[ $FORCE == 0 && -x "$out" ]]; then echo "[$name $ver] present: $out"; return; fi
+  local recorded=; [[ -f "$out.source" ]] && recorded="$(<"$out.source")"
+  if [[ $FORCE == 0 && -x "$out" ]]; then
+    if [[ -z "$recorded" ]]; then echo "[$name $ver] present (source not recorded): $out"; return; fi
+    if [[ "$recorded" == "$mod@$modver" ]]; then echo "[$name $ver] present ($recorded): $out"; return; fi
+    echo "[$name $ver] present but built from $recorded, not $mod@$modver: rebuilding"
+  fi
   local t0=$SECONDS json dir
   echo "[$name $ver] downloading $mod@$modver"
   json="$(cd "$CACHE" && go mod download -json "$mod@$modver" 2>&1)" || true  # outside any go.mod
@@ -63,7 +77,8 @@ build_one() {
     sed -n 's/^[[:space:]]*"Error": "\(.*\)"$/  \1/p' <<<"$json" >&2
     echo "  Set ${name^^}_MODULE_VERSION to a served pseudo-version of the release commit" >&2
     echo "  (what the proxy holds: curl -s $(go env GOPROXY | cut -d, -f1)/$mod/@v/list)" >&2
-    return 1
+    echo "[$name $ver] SKIP: the Go module proxy refuses $mod@$modver" >&2
+    return 3
   fi
   local ldflags="-s -w"; [[ -n "$xflag" ]] && ldflags+=" -X $xflag"
   mkdir -p "$(dirname "$out")" "$CACHE/tmp"
@@ -73,6 +88,7 @@ build_one() {
   local timer=(); [[ -x /usr/bin/time ]] && timer=(/usr/bin/time -f "[$name $ver] build: %e s wall, %U s user, peak RSS %M KB")
   "${timer[@]}" go build -C "$dir" -p "$GOMAXPROCS" -trimpath -ldflags "$ldflags" -o "$TMP" .
   chmod 0755 "$TMP" && mv -f "$TMP" "$out"; TMP=
+  echo "$mod@$modver" >"$out.source"
   echo "[$name $ver] done in $((SECONDS - t0)) s: $out ($(du -h "$out" | cut -f1))"
 }
 

@@ -1,30 +1,82 @@
 #!/usr/bin/env python3
-"""validate_stacks.py - `terraform init` + `terraform validate -json` every synthesized stack.
+"""validate_stacks.py - validate (and plan offline) every synthesized stack with the real providers.
 
     python tools/terraform/validate_stacks.py [cdktf.out]
 
-For each cdktf.out/stacks/<env>/ (each keeps its own .terraform data dir) runs
-    terraform init -backend=false -input=false
-    terraform validate -json
-prints one summary line per stack and every diagnostic, and exits 1 if any
-stack failed init, or has any error OR warning. Stacks with a local backend (dev) are
-also planned offline: `terraform plan -refresh=false` with a placeholder access token.
+For each cdktf.out/stacks/<env>/cdk.tf.json, in a scratch copy (cdktf.out is left as synthesized):
+  - the provider version constraints are rewritten to the builds in the provider mirror
+    (tools/terraform/build_providers.sh), and each stack prints the version it pins next to the
+    build it is validated with (and the Go module that build came from, when recorded);
+  - the backend is replaced by a local one in the scratch folder (nothing reaches a bucket);
+  - terraform init, terraform validate -json: any error OR warning fails the run;
+  - terraform plan -refresh=false offline, with a placeholder access token (and placeholder values
+    for input variables without a default, e.g. the PagerDuty key). A stack that reads a
+    data source needing the cloud API (data.google_project) cannot plan offline and says so.
+Exit 0 all valid and planned, 1 any error or warning or failed plan, 2 usage.
 
 Env: TERRAFORM  terraform command (default `terraform`; may hold arguments,
                 e.g. "python tools/terraform/terraform_shim.py").
+     GKE_ACCEL_CACHE  cache root holding terraform-mirror/ (default ~/.cache/gke-accel).
 TF_CLI_CONFIG_FILE is always set to the file written by terraformrc.sh (provider
 mirror from build_providers.sh when present, plus a shared plugin cache).
 """
+
 import json
 import os
 import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+MIRROR = Path(os.environ.get("GKE_ACCEL_CACHE", Path.home() / ".cache" / "gke-accel")) / "terraform-mirror"
+# Data sources that call the cloud API even with -refresh=false: their stacks cannot plan offline.
+ONLINE_DATA_SOURCES = {"google_project": "reads the project number from the Resource Manager API"}
+
+
+def _version_key(version):
+    return tuple(int(p) if p.isdigit() else -1 for p in version.replace("-", ".").split("."))
+
+
+def mirror_builds(mirror=MIRROR):
+    """{provider name: (version label, source note)} of the newest build per hashicorp provider."""
+    builds = {}
+    for binary in sorted(mirror.glob("registry.terraform.io/hashicorp/*/*/*/terraform-provider-*")):
+        if binary.name.endswith(".source") or not os.access(binary, os.X_OK):
+            continue
+        name, version = binary.parents[2].name, binary.parents[1].name
+        source = binary.with_name(binary.name + ".source")
+        note = source.read_text().strip() if source.exists() else "Go module source not recorded"
+        if name not in builds or _version_key(version) > _version_key(builds[name][0]):
+            builds[name] = (version, note)
+    return builds
+
+
+def scratch_copy(stack: Path, scratch: Path, builds):
+    """Copy the stack to ``scratch`` with pins rewritten to the mirror builds and a local backend;
+    returns the lines that say what was pinned and what is validated."""
+    doc = json.loads((stack / "cdk.tf.json").read_text())
+    terraform = doc.setdefault("terraform", {})
+    lines = []
+    for name, req in sorted(terraform.get("required_providers", {}).items()):
+        pinned = req.get("version", "(none)")
+        if name in builds:
+            built, note = builds[name]
+            req["version"] = built
+            lines.append(f"{name} pinned {pinned} -> validated with build {built} ({note})")
+        else:
+            lines.append(f"{name} pinned {pinned} -> no mirror build; terraform init installs {pinned}")
+    if "backend" in terraform:
+        terraform["backend"] = {"local": {"path": "terraform.tfstate"}}
+    scratch.mkdir(parents=True, exist_ok=True)
+    (scratch / "cdk.tf.json").write_text(json.dumps(doc, indent=2))
+    for asset in stack.iterdir():  # assets next to the stack (none today), as synthesized
+        if asset.name != "cdk.tf.json" and not asset.name.startswith((".terraform", "terraform.")):
+            (shutil.copytree if asset.is_dir() else shutil.copy2)(asset, scratch / asset.name)
+    return lines
 
 
 def run(cmd, cwd, env):
@@ -40,7 +92,7 @@ def fmt_diag(d):
 
 def validate(stack: Path, tf, env):
     t0 = time.monotonic()
-    init = run([*tf, "init", "-backend=false", "-input=false", "-no-color"], stack, env)
+    init = run([*tf, "init", "-input=false", "-no-color"], stack, env)
     if init.returncode != 0:
         return {"valid": False, "error_count": 1, "warning_count": 0, "init_failed": True,
                 "output": (init.stdout + init.stderr).strip()}, time.monotonic() - t0
@@ -54,18 +106,24 @@ def validate(stack: Path, tf, env):
 
 
 def offline_plan(stack: Path, tf, env):
-    """`terraform plan -refresh=false` for a stack with a local backend, fully offline: a placeholder
-    access token satisfies the google provider's credential lookup; nothing is refreshed or applied."""
-    backend = json.loads((stack / "cdk.tf.json").read_text()).get("terraform", {}).get("backend", {})
-    if "local" not in backend:
-        return None
+    """`terraform plan -refresh=false` of a scratch copy (local backend), fully offline: a placeholder
+    access token satisfies the google provider's credential lookup; nothing is refreshed or applied.
+    (None, reason) when a data source needs the cloud API."""
+    doc = json.loads((stack / "cdk.tf.json").read_text())
+    data = doc.get("data", {})
+    online = [f"data.{kind} ({why})" for kind, why in ONLINE_DATA_SOURCES.items() if kind in data]
+    if online:
+        return None, "SKIPPED: " + "; ".join(online)
     plan_env = dict(env, GOOGLE_OAUTH_ACCESS_TOKEN="offline-plan-placeholder")
-    init = run([*tf, "init", "-input=false", "-no-color"], stack, plan_env)
-    if init.returncode != 0:
-        return False, (init.stdout + init.stderr).strip()[-2000:]
+    # Input variables without a default (secrets such as a PagerDuty key) get a placeholder value.
+    for name, variable in doc.get("variable", {}).items():
+        if "default" not in variable:
+            plan_env.setdefault(f"TF_VAR_{name}", "offline-plan-placeholder")
     plan = run([*tf, "plan", "-refresh=false", "-lock=false", "-input=false", "-no-color"], stack, plan_env)
     summary = [line for line in plan.stdout.splitlines() if line.startswith(("Plan:", "No changes"))]
-    return plan.returncode == 0, (summary[0] if summary else (plan.stdout + plan.stderr).strip()[-2000:])
+    warned = "Warning:" in plan.stdout + plan.stderr
+    ok = plan.returncode == 0 and not warned
+    return ok, (summary[0] if summary and ok else (plan.stdout + plan.stderr).strip()[-3000:])
 
 
 def main() -> int:
@@ -85,23 +143,37 @@ def main() -> int:
                              capture_output=True, text=True).stdout.strip()
     env = dict(os.environ, TF_CLI_CONFIG_FILE=rc_file, TF_IN_AUTOMATION="1", CHECKPOINT_DISABLE="1")
     print(f"terraform: {' '.join(tf)}; TF_CLI_CONFIG_FILE={rc_file}")
+    builds = mirror_builds()
+    scratch_root = Path(tempfile.mkdtemp(prefix="gke-accel-validate-"))
+    try:
+        return 1 if check_all(stacks, scratch_root, builds, tf, env) else 0
+    finally:
+        shutil.rmtree(scratch_root, ignore_errors=True)
+
+
+def check_all(stacks, scratch_root: Path, builds, tf, env) -> bool:
+    """Validate and plan every stack; True when anything failed."""
     failed = False
-    for stack in stacks:
+    for original in stacks:
+        stack = scratch_root / original.name
+        versions = scratch_copy(original, stack, builds)
         res, secs = validate(stack, tf, env)
         errs, warns = res.get("error_count", 0), res.get("warning_count", 0)
         status = "INIT-FAILED" if res.get("init_failed") else ("valid" if res.get("valid") else "INVALID")
         print(f"{stack.name:<20} {status:<11} errors={errs} warnings={warns} {secs:6.1f}s")
         if res.get("output"):
             print("    " + res["output"].replace("\n", "\n    "))
+        for line in versions:
+            print(f"    {line}")
         for d in res.get("diagnostics", []):
             print(fmt_diag(d))
         failed |= bool(errs or warns or not res.get("valid"))
-        planned = offline_plan(stack, tf, env) if res.get("valid") and not errs else None
-        if planned is not None:
-            ok, text = planned
-            print(f"{'':<20} offline plan (-refresh=false): {text if ok else 'FAILED: ' + text}")
-            failed |= not ok
-    return 1 if failed else 0
+        if res.get("valid") and not errs:
+            ok, text = offline_plan(stack, tf, env)
+            shown = text if ok is not False else "FAILED:\n      " + text.replace("\n", "\n      ")
+            print(f"    offline plan (-refresh=false): {shown}")
+            failed |= ok is False
+    return failed
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
 """Constructs: thin cdktf constructs that turn validated model objects into Terraform resources.
 
 Importing this package loads the jsii runtime and the provider bindings (seconds, ~1 GB).
+``App``, ``TerraformStack`` and ``GoogleProvider`` are re-exported from the framework gke-accel runs
+on (cdktn or cdktf, see ``gke_accel.frameworks``), so a stack composing these constructs never mixes
+the two.
 """
 
 import os
@@ -12,10 +15,22 @@ os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
 
 # isort: split
 
+from gke_accel.cdk._framework import App, TerraformStack
+from gke_accel.cdk._providers import GoogleProvider
 from gke_accel.cdk.accelerator_pools import GpuNodePool, TpuSlicePool
 from gke_accel.cdk.cluster import GkeCluster
 from gke_accel.cdk.network import ClusterNetwork
 from gke_accel.cdk.node_pool import AcceleratorNodePool
 from gke_accel.cdk.node_service_account import NodeServiceAccount
 
-__all__ = ["AcceleratorNodePool", "ClusterNetwork", "GkeCluster", "GpuNodePool", "NodeServiceAccount", "TpuSlicePool"]
+__all__ = [
+    "AcceleratorNodePool",
+    "App",
+    "ClusterNetwork",
+    "GkeCluster",
+    "GoogleProvider",
+    "GpuNodePool",
+    "NodeServiceAccount",
+    "TerraformStack",
+    "TpuSlicePool",
+]

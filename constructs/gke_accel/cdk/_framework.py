@@ -1,24 +1,47 @@
-"""The one place that imports the CDK framework (cdktf and its `constructs` runtime).
+"""The one place that imports the CDK framework and its ``constructs`` runtime.
 
-Moving to the maintained fork (CDK Terrain: ``cdktn``) means changing the imports here and in
-``_providers.py`` only.
+CDK Terrain (``cdktn``, the default) and cdktf 0.21 have the same construct API; which one loads is
+decided by ``gke_accel.frameworks.choose()`` (``GKE_ACCEL_FRAMEWORK`` or the installed one). The type
+checker sees the default's types. The rest of the tree imports these names from here only.
 """
 
-from cdktf import (
-    App,
-    Fn,
-    GcsBackend,
-    LocalBackend,
-    TerraformOutput,
-    TerraformResource,
-    TerraformResourceLifecycle,
-    TerraformStack,
-    TerraformVariable,
-    Testing,
-)
+from typing import TYPE_CHECKING
+
 from constructs import Construct
 
+from gke_accel.frameworks import CDKTN, choose
+
+FRAMEWORK = choose()
+
+if TYPE_CHECKING or FRAMEWORK is CDKTN:
+    from cdktn import (
+        App,
+        Fn,
+        GcsBackend,
+        LocalBackend,
+        TerraformOutput,
+        TerraformResource,
+        TerraformResourceLifecycle,
+        TerraformStack,
+        TerraformVariable,
+        Testing,
+    )
+else:
+    from cdktf import (
+        App,
+        Fn,
+        GcsBackend,
+        LocalBackend,
+        TerraformOutput,
+        TerraformResource,
+        TerraformResourceLifecycle,
+        TerraformStack,
+        TerraformVariable,
+        Testing,
+    )
+
 __all__ = [
+    "FRAMEWORK",
     "App",
     "Construct",
     "Fn",

@@ -16,7 +16,10 @@ def billing_budget(scope: Construct, id: str, *, plan: EnvironmentPlan, channel_
     b = plan.spec.budget
     assert b is not None and b.billing_account is not None
     s = budget_structs
-    project = DataGoogleProject(scope, f"{id}-project", project_id=plan.spec.project_id)
+    # The project number from config when given; else read from the API (then the stack cannot plan offline).
+    number = (
+        plan.spec.project_number or DataGoogleProject(scope, f"{id}-project", project_id=plan.spec.project_id).number
+    )
     rules = [
         s.BillingBudgetThresholdRules(threshold_percent=p / 100, spend_basis="CURRENT_SPEND")
         for p in b.thresholds_percent
@@ -32,7 +35,7 @@ def billing_budget(scope: Construct, id: str, *, plan: EnvironmentPlan, channel_
         billing_account=b.billing_account,
         display_name=f"gke-accel {plan.name} ({plan.spec.project_id})"[:60],
         budget_filter=s.BillingBudgetBudgetFilter(
-            projects=[f"projects/{project.number}"],
+            projects=[f"projects/{number}"],
             labels=dict(b.label) or None,
             calendar_period="MONTH",
             credit_types_treatment="INCLUDE_ALL_CREDITS",

@@ -42,6 +42,7 @@ class GkeCluster(Construct):
         spec: ClusterSpec,
         labels: dict[str, str] | None = None,
         protect: bool = False,
+        project_number: str | None = None,
     ) -> None:
         super().__init__(scope, id)
         # The same checks and messages as a config file: props re-parsed, project and region checked.
@@ -107,6 +108,7 @@ class GkeCluster(Construct):
                 rotation_days=se.rotation_days,
                 protect=protect,
                 labels=self.labels,
+                project_number=project_number,
             )
             key_name, key_grants = key.key_name, [key.grant]
         self.resource = ContainerCluster(

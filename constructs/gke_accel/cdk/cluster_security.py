@@ -43,9 +43,11 @@ class SecretsKey(Construct):
         rotation_days: int,
         protect: bool,
         labels: dict[str, str],
+        project_number: str | None = None,
     ) -> None:
         super().__init__(scope, id)
-        number = DataGoogleProject(self, "project", project_id=project).number
+        # The project number from config when given (the stack then plans offline); else read from the API.
+        number = project_number or DataGoogleProject(self, "project", project_id=project).number
         ring = KmsKeyRing(self, "ring", project=project, name=f"{cluster_name}-gke", location=region)
         key = KmsCryptoKey(
             self,

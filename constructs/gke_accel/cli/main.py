@@ -29,6 +29,7 @@ from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, Parser, add_c
 from gke_accel.cli.progress import Progress, exit_now
 from gke_accel.cli.summary import environment_summary
 from gke_accel.cli.tables import fit_text
+from gke_accel.frameworks import FrameworkError
 from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan
 from gke_accel.output_dir import OutputDirError
 
@@ -201,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(err.render(), file=sys.stderr)
         return EXIT_CONFIG
+    except FrameworkError as err:
+        print(f"gke-accel: {err}", file=sys.stderr)
+        return EXIT_ERROR
     except OutputDirError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_ERROR

@@ -20,9 +20,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from gke_accel.frameworks import FRAMEWORKS, choose
+
 from .build import SideResult, side_result, synth_side
 
-PINNED = ("cdktf", "cdktf-cdktf-provider-google", "cdktf-cdktf-provider-kubernetes")
+# Every framework's pinned distributions (cdktn by default, cdktf as an extra): gke_accel/frameworks.py.
+PINNED = tuple(d for f in FRAMEWORKS.values() for d in f.distributions)
 _OWN_MODULES = ("gke_accel", "stacks")
 
 
@@ -70,7 +73,7 @@ def worktree(repo: Path, commit: str) -> Iterator[Path]:
 
 
 def pins(pyproject: Path) -> dict[str, str]:
-    """``name==version`` pins of the cdktf packages in a pyproject.toml (empty when unreadable)."""
+    """``name==version`` pins of the framework packages in a pyproject.toml (empty when unreadable)."""
     try:
         text = pyproject.read_text(encoding="utf-8")
     except OSError:
@@ -108,10 +111,25 @@ def synth_in_process(root: Path, config_dir: Path, outdir: Path, names: list[str
     return side_result("base", outdir, data, "in-process (provider bindings shared with the head)")
 
 
-def synth_subprocess(root: Path, config_dir: Path, outdir: Path, names: list[str] | None) -> SideResult:
+def base_python(base_pins: dict[str, str], head_root: Path) -> str:
+    """The interpreter for the base: this one, unless the base pins only another framework whose
+    environment (``.venv-<framework>``, e.g. from ``make setup-other-framework``) exists next to the head."""
+    running = choose()
+    if any(d in base_pins for d in running.distributions):
+        return sys.executable
+    for framework in FRAMEWORKS.values():
+        candidate = head_root / f".venv-{framework.name}" / "bin" / "python"
+        if framework is not running and all(d in base_pins for d in framework.distributions) and candidate.exists():
+            return str(candidate)
+    return sys.executable
+
+
+def synth_subprocess(
+    root: Path, config_dir: Path, outdir: Path, names: list[str] | None, python: str = sys.executable
+) -> SideResult:
     result_file = outdir.parent / f"{outdir.name}-result.json"
     cmd = [
-        sys.executable,
+        python,
         str(Path(__file__).with_name("_worker.py")),
         str(root),
         str(config_dir),
@@ -157,4 +175,7 @@ def synth_base(
             reason = f"it failed in-process ({type(exc).__name__}: {str(exc)[:300]})"
             shutil.rmtree(outdir, ignore_errors=True)
     notes.append(f"base synthesized in a separate process: {reason}")
-    return synth_subprocess(root, config_dir, outdir, names), notes
+    python = base_python(base_pins, head_root)
+    if python != sys.executable:
+        notes.append(f"the base pins another framework: synthesized with {python}")
+    return synth_subprocess(root, config_dir, outdir, names, python), notes

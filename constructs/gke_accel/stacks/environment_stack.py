@@ -43,6 +43,7 @@ class EnvironmentStack(TerraformStack):
             self,
             "cluster",
             project=spec.project_id,
+            project_number=spec.project_number,
             region=spec.region,
             spec=spec.cluster,
             labels=labels,

@@ -25,12 +25,20 @@ from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 from gke_accel.model.security.rules import check_security
 
 BUCKET_NAME = re.compile(r"[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]")
+PROJECT_NUMBER = re.compile(r"[1-9][0-9]{5,18}")
 
 
 def _check_environment(spec: EnvironmentSpec, issues: IssueCollector) -> None:
     if not DNS_LABEL.fullmatch(spec.environment):
         issues.bad("environment", spec.environment, "is not a valid environment name", "a DNS label such as dev")
     check_project_id(spec.project_id, "project_id", issues)
+    if spec.project_number is not None and not PROJECT_NUMBER.fullmatch(spec.project_number):
+        issues.bad(
+            "project_number",
+            spec.project_number,
+            "is not a project number",
+            "the project's number from `gcloud projects describe`, as digits in quotes, e.g. '123456789012'",
+        )
     check_region(spec.region, "region", issues)
     check_labels(spec.labels, "labels", issues)
     b = spec.backend

@@ -32,6 +32,9 @@ class EnvironmentSpec:
     project_id: str
     region: str
     cluster: ClusterSpec
+    # The project's number (`gcloud projects describe`): given, nothing reads it from the API at plan
+    # time (a budget filters on it), so every stack plans offline.
+    project_number: str | None = None
     production: bool = False  # guard rails: model/security/rules.py
     backend: BackendSpec = field(default_factory=BackendSpec)
     labels: dict[str, str] = field(default_factory=dict)

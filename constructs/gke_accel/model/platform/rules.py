@@ -16,6 +16,7 @@ from gke_accel.model.pools.node_pool import NodePoolPlan
 
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$")
 BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
+IPV4 = re.compile(r"[0-9]{1,3}(\.[0-9]{1,3}){3}")
 K8S_MINOR = re.compile(r"^1\.(2[5-9]|3[0-9])$")
 RESERVED_NAMESPACES = {"default", "kube-system", "kube-public", "kube-node-lease", "gmp-system", "gmp-public"}
 PRIORITY_MAX, PRIORITY_MIN = 1_000_000_000, -2_147_483_648
@@ -122,12 +123,13 @@ def checkpoint_bucket(spec: EnvironmentSpec) -> str:
 def _check_checkpoints(spec: EnvironmentSpec, issues: IssueCollector) -> None:
     cp = spec.platform.checkpoints
     bucket = checkpoint_bucket(spec)
-    if not BUCKET.fullmatch(bucket) or "goog" in bucket or ".." in bucket:
+    # Cloud Storage also refuses names that read as an IPv4 address; the google provider does not check it.
+    if not BUCKET.fullmatch(bucket) or "goog" in bucket or ".." in bucket or IPV4.fullmatch(bucket):
         issues.bad(
             "platform.checkpoints.bucket",
             bucket,
             "is not a valid bucket name",
-            "3-63 lowercase letters, digits, '-', '_' or '.', not containing 'goog'",
+            "3-63 lowercase letters, digits, '-', '_' or '.', not containing 'goog', not an IP address",
         )
     if cp.noncurrent_version_days < 1:
         issues.bad(
