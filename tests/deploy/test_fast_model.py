@@ -20,22 +20,66 @@ ROOT = Path(__file__).resolve().parents[2]
 IP = {"cluster.control_plane_access": "ip"}
 
 REACHABILITY = [
-    Rule("deployer-inside-authorized", "cluster.deployer_cidr", "10.8.0.0/24", "35.190.0.0/24",
-         "cluster.deployer_cidr", "is not inside cluster.master_authorized_networks (10.0.0.0/8)", IP),
-    Rule("deployer-required-with-ip", "cluster.deployer_cidr", "10.0.0.0/8", None,
-         "cluster.deployer_cidr", "is required with control_plane_access: ip", IP),
-    Rule("deployer-valid-cidr", "cluster.deployer_cidr", "10.1.0.0/16", "10.1.0.1/16",
-         "cluster.deployer_cidr", "is not a valid CIDR range", IP),
-    Rule("deployer-only-with-ip", "cluster.control_plane_access", "ip", "dns",
-         "cluster.deployer_cidr", "is only used with control_plane_access: ip",
-         {"cluster.deployer_cidr": "10.8.0.0/24"}),
-    Rule("deployer-private-for-private-endpoint", "cluster.deployer_cidr", "10.8.0.0/24", "35.190.0.0/24",
-         "cluster.deployer_cidr", "is a public range but the control plane has only a private endpoint",
-         {**IP, "cluster.private_endpoint": True,
-          "cluster.master_authorized_networks": [{"cidr": "10.0.0.0/8", "name": "corp"},
-                                                 {"cidr": "35.190.0.0/24", "name": "office"}]}),
-    Rule("control-plane-access-choice", "cluster.control_plane_access", "dns", "vpn",
-         "cluster.control_plane_access", "is not a valid choice"),
+    Rule(
+        "deployer-inside-authorized",
+        "cluster.deployer_cidr",
+        "10.8.0.0/24",
+        "35.190.0.0/24",
+        "cluster.deployer_cidr",
+        "is not inside cluster.master_authorized_networks (10.0.0.0/8)",
+        IP,
+    ),
+    Rule(
+        "deployer-required-with-ip",
+        "cluster.deployer_cidr",
+        "10.0.0.0/8",
+        None,
+        "cluster.deployer_cidr",
+        "is required with control_plane_access: ip",
+        IP,
+    ),
+    Rule(
+        "deployer-valid-cidr",
+        "cluster.deployer_cidr",
+        "10.1.0.0/16",
+        "10.1.0.1/16",
+        "cluster.deployer_cidr",
+        "is not a valid CIDR range",
+        IP,
+    ),
+    Rule(
+        "deployer-only-with-ip",
+        "cluster.control_plane_access",
+        "ip",
+        "dns",
+        "cluster.deployer_cidr",
+        "is only used with control_plane_access: ip",
+        {"cluster.deployer_cidr": "10.8.0.0/24"},
+    ),
+    Rule(
+        "deployer-private-for-private-endpoint",
+        "cluster.deployer_cidr",
+        "10.8.0.0/24",
+        "35.190.0.0/24",
+        "cluster.deployer_cidr",
+        "is a public range but the control plane has only a private endpoint",
+        {
+            **IP,
+            "cluster.private_endpoint": True,
+            "cluster.master_authorized_networks": [
+                {"cidr": "10.0.0.0/8", "name": "corp"},
+                {"cidr": "35.190.0.0/24", "name": "office"},
+            ],
+        },
+    ),
+    Rule(
+        "control-plane-access-choice",
+        "cluster.control_plane_access",
+        "dns",
+        "vpn",
+        "cluster.control_plane_access",
+        "is not a valid choice",
+    ),
 ]
 
 
@@ -89,7 +133,7 @@ def test_deploy_roles_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["deploy-roles", "--config-dir", str(ROOT / "config"), "--env", "prod", "--member", "group:x@y"]) == 0
     out = capsys.readouterr().out
     assert "roles/billing.costsManager" in out and "billing account 01A2B3-C4D5E6-F7A8B9" in out
-    assert "gcloud projects add-iam-policy-binding acme-ml-prod --member=group:x@y --role=\"$role\"" in out
+    assert 'gcloud projects add-iam-policy-binding acme-ml-prod --member=group:x@y --role="$role"' in out
     assert "cloudquotas" in out and all(len(line) <= 100 for line in out.splitlines())
 
 

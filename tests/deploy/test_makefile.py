@@ -55,7 +55,7 @@ def _fake_venv(project: Path, exit_code: int) -> None:
     bin_dir = project / "venv" / "bin"
     bin_dir.mkdir(parents=True)
     cli = bin_dir / "gke-accel"
-    cli.write_text(f"#!/bin/sh\necho \"review $*\"\nexit {exit_code}\n")
+    cli.write_text(f'#!/bin/sh\necho "review $*"\nexit {exit_code}\n')
     cli.chmod(0o755)
     (project / "venv" / ".installed-stamp").touch()  # newer than pyproject.toml: setup is done
 

@@ -77,9 +77,7 @@ MUTATIONS: list[tuple[str, st.SearchStrategy[Any]]] = [
     ("monitoring.thresholds", st.fixed_dictionaries({"gpu_idle_percent": NUMBERS})),
     ("platform.checkpoints", st.fixed_dictionaries({"noncurrent_version_days": NUMBERS})),
 ]
-CHANGES = st.lists(
-    st.sampled_from(MUTATIONS).flatmap(lambda m: st.tuples(st.just(m[0]), m[1])), min_size=1, max_size=5
-)
+CHANGES = st.lists(st.sampled_from(MUTATIONS).flatmap(lambda m: st.tuples(st.just(m[0]), m[1])), min_size=1, max_size=5)
 
 
 def build_everything(plan: EnvironmentPlan) -> None:
@@ -159,8 +157,19 @@ def test_a_config_at_every_upper_limit_is_accepted_and_builds() -> None:
         ("tpu_pools[0].topology", "4x4"),
         ("tpu_pools[0].max_slices", 64),
         ("tpu_pools[0].min_slices", 64),
-        ("teams", [{"name": "big", "google_group": "big@acme.example.com", "cpu": 2**31 - 1,
-                    "memory_gib": 2**31 - 1, "pods": 2**31 - 1, "accelerators": {"l4": 2000}}]),
+        (
+            "teams",
+            [
+                {
+                    "name": "big",
+                    "google_group": "big@acme.example.com",
+                    "cpu": 2**31 - 1,
+                    "memory_gib": 2**31 - 1,
+                    "pods": 2**31 - 1,
+                    "accelerators": {"l4": 2000},
+                }
+            ],
+        ),
     ]:
         data = set_path(data, path, value)
     plan = load_environment_text(to_yaml(data))

@@ -124,17 +124,27 @@ RULES = [
     Rule(
         "pools-per-cluster",
         "tpu_pools",
-        [{"name": f"v{i}", "generation": "v5e", "topology": "4x4", "zone": "us-central1-a", "max_slices": 64}
-         for i in range(15)],
-        [{"name": f"v{i}", "generation": "v5e", "topology": "4x4", "zone": "us-central1-a", "max_slices": 64}
-         for i in range(16)],
+        [
+            {"name": f"v{i}", "generation": "v5e", "topology": "4x4", "zone": "us-central1-a", "max_slices": 64}
+            for i in range(15)
+        ],
+        [
+            {"name": f"v{i}", "generation": "v5e", "topology": "4x4", "zone": "us-central1-a", "max_slices": 64}
+            for i in range(16)
+        ],
         "tpu_pools",
         "node pools is more than gke-accel supports",
         {"gpu_pools": []},
     ),
     Rule("int32", "teams", [], [{"name": "t", "google_group": "t@x.io", "cpu": 2**31}], "teams[0].cpu", "out of range"),
-    Rule("nap-cpu", "cluster.auto_provisioning", {"enabled": True}, {"enabled": True, "max_cpu": 0},
-         "cluster.auto_provisioning.max_cpu", "out of range"),
+    Rule(
+        "nap-cpu",
+        "cluster.auto_provisioning",
+        {"enabled": True},
+        {"enabled": True, "max_cpu": 0},
+        "cluster.auto_provisioning.max_cpu",
+        "out of range",
+    ),
     # --- maintenance (GKE: 48 h in 32 days, windows of 4 h or more; RFC 3339 with offset) ---
     Rule(
         "maintenance-availability",
@@ -227,8 +237,14 @@ RULES = [
     # --- names and free text ---
     Rule("name-trailing-newline", "cluster.name", "ml-test", "ml-test\n", "cluster.name", "control character"),
     Rule("pool-name-full-match", f"{GPU}.name", "l4", "l4\n", f"{GPU}.name", "control character"),
-    Rule("text-length", "cluster.master_authorized_networks[0].name", "corp", "x" * 1025,
-         "cluster.master_authorized_networks[0].name", "longer than 1024"),
+    Rule(
+        "text-length",
+        "cluster.master_authorized_networks[0].name",
+        "corp",
+        "x" * 1025,
+        "cluster.master_authorized_networks[0].name",
+        "longer than 1024",
+    ),
     Rule(
         "network-name",
         "cluster.network",
@@ -245,8 +261,14 @@ RULES = [
         "cluster.rbac_security_group",
         "gke-security-groups",
     ),
-    Rule("bucket-name", "backend", {"type": "gcs", "bucket": "acme-tf-state"}, {"type": "gcs", "bucket": "A"},
-         "backend.bucket", "not a GCS bucket name"),
+    Rule(
+        "bucket-name",
+        "backend",
+        {"type": "gcs", "bucket": "acme-tf-state"},
+        {"type": "gcs", "bucket": "A"},
+        "backend.bucket",
+        "not a GCS bucket name",
+    ),
 ]
 
 

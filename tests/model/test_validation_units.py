@@ -164,8 +164,11 @@ def test_maintenance_mistakes(changes: dict[str, object], text: str) -> None:
 @pytest.mark.parametrize(
     "changes",
     [
-        {"start_time": "2025-01-04T03:00:00+01:00", "end_time": "2025-01-04T07:00:00+01:00",
-         "recurrence": "FREQ=WEEKLY;BYDAY=MO,TU,WE"},
+        {
+            "start_time": "2025-01-04T03:00:00+01:00",
+            "end_time": "2025-01-04T07:00:00+01:00",
+            "recurrence": "FREQ=WEEKLY;BYDAY=MO,TU,WE",
+        },
         {"end_time": "2025-01-04T15:00:00Z", "recurrence": "FREQ=WEEKLY;BYDAY=SA"},
         {"end_time": "2025-01-04T07:00:00Z", "recurrence": "FREQ=DAILY"},
         {"start_time": "2025-01-04T03:00:00.123456789Z"},

@@ -65,17 +65,41 @@ def test_ip_access_uses_the_ip_endpoint_and_the_ca(synth: Callable[[dict[str, An
 
 # id, YAML path, bad value, the construct prop to break (door, field), issue path in YAML, message
 DOORS = [
-    ("release-channel", "cluster.release_channel", "WEEKLY", ("cluster", "release_channel"),
-     "cluster.release_channel", "'WEEKLY' is not a valid choice"),
+    (
+        "release-channel",
+        "cluster.release_channel",
+        "WEEKLY",
+        ("cluster", "release_channel"),
+        "cluster.release_channel",
+        "'WEEKLY' is not a valid choice",
+    ),
     ("project-id", "project_id", "Acme_ML", ("project", None), "project_id", "'Acme_ML' is not a valid project ID"),
     ("region", "region", "central", ("region", None), "region", "'central' is not a region name"),
-    ("pool-named-system", "gpu_pools[0].name", "system", ("gpu", "name"), "gpu_pools[0].name",
-     "'system' is already used by cluster.system_pool"),
+    (
+        "pool-named-system",
+        "gpu_pools[0].name",
+        "system",
+        ("gpu", "name"),
+        "gpu_pools[0].name",
+        "'system' is already used by cluster.system_pool",
+    ),
     ("duplicate-pool", "gpu_pools[0].name", "v5e", ("gpu", "name"), "gpu_pools[0].name", "'v5e' is already used by"),
-    ("consumption-choice", "tpu_pools[0].consumption", "cheap", ("tpu", "consumption"),
-     "tpu_pools[0].consumption.type", "'cheap' is not a valid choice"),
-    ("tpu-topology", "tpu_pools[0].topology", "3x3", ("tpu", "topology"), "tpu_pools[0].topology",
-     "'3x3' is not valid for v5e"),
+    (
+        "consumption-choice",
+        "tpu_pools[0].consumption",
+        "cheap",
+        ("tpu", "consumption"),
+        "tpu_pools[0].consumption.type",
+        "'cheap' is not a valid choice",
+    ),
+    (
+        "tpu-topology",
+        "tpu_pools[0].topology",
+        "3x3",
+        ("tpu", "topology"),
+        "tpu_pools[0].topology",
+        "'3x3' is not valid for v5e",
+    ),
 ]
 
 
@@ -130,8 +154,13 @@ def test_consumption_string_shorthand_works_from_python() -> None:
     from gke_accel.model import ClusterSpec, TpuPoolSpec
 
     stack = TerraformStack(Testing.app(), "shorthand")
-    cluster = GkeCluster(stack, "gke", project="acme-ml", region="us-central1",
-                         spec=ClusterSpec(name="ml", location="us-central1-a"))
-    pool = TpuSlicePool(stack, "v5e", cluster=cluster,
-                        spec=TpuPoolSpec(name="v5e", generation="v5e", topology="2x2", consumption="spot"))  # type: ignore[arg-type]
+    cluster = GkeCluster(
+        stack, "gke", project="acme-ml", region="us-central1", spec=ClusterSpec(name="ml", location="us-central1-a")
+    )
+    pool = TpuSlicePool(
+        stack,
+        "v5e",
+        cluster=cluster,
+        spec=TpuPoolSpec(name="v5e", generation="v5e", topology="2x2", consumption="spot"),
+    )  # type: ignore[arg-type]
     assert pool.plans[0].spot and pool.plans[0].consumption == "spot"

@@ -26,7 +26,7 @@ def roles_text(plan: EnvironmentPlan, member: str) -> str:
         "for role in \\",
         *(f"    {role} \\" for role in project_roles[:-1]),
         f"    {project_roles[-1]}; do",
-        f"  gcloud projects add-iam-policy-binding {project} --member={shlex.quote(member)} --role=\"$role\"",
+        f'  gcloud projects add-iam-policy-binding {project} --member={shlex.quote(member)} --role="$role"',
         "done",
     ]
     others = [f"  {r.role} on {r.scope}: grant it there ({r.reason})" for r in roles if r.scope != "project"]

@@ -46,8 +46,9 @@ def _lines(values: Sequence[str], widths: list[int]) -> list[str]:
     wrapped = [_wrap(v, w) for v, w in zip(values, widths, strict=True)]
     height = max(len(lines) for lines in wrapped)
     return [
-        "  ".join((lines[n] if n < len(lines) else "").ljust(w) for lines, w in zip(wrapped, widths, strict=True))
-        .rstrip()
+        "  ".join(
+            (lines[n] if n < len(lines) else "").ljust(w) for lines, w in zip(wrapped, widths, strict=True)
+        ).rstrip()
         for n in range(height)
     ]
 

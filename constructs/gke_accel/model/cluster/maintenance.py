@@ -33,7 +33,7 @@ def parse_rfc3339(value: str, path: str, issues: IssueCollector) -> datetime | N
         head, _, tail = text.partition(".")
         digits = re.match(r"\d+", tail)
         frac = digits.group(0) if digits else ""
-        text = f"{head}.{(frac + '000000')[:6]}{tail[len(frac):]}"
+        text = f"{head}.{(frac + '000000')[:6]}{tail[len(frac) :]}"
     try:
         return datetime.fromisoformat(text)
     except ValueError:

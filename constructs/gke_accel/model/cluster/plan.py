@@ -139,7 +139,6 @@ def _nap_limits(spec: ClusterSpec, catalog: Catalog, issues: IssueCollector) -> 
     return limits
 
 
-
 _DOMAIN_LABEL = r"[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?"
 RBAC_GROUP = re.compile(rf"gke-security-groups@{_DOMAIN_LABEL}(?:\.{_DOMAIN_LABEL})+")
 
@@ -159,6 +158,7 @@ def _check_zones_exist(
             issues.warn(where, f"{zone}: region {region} is not in the zone data as of {facts.as_of}")
         elif zone not in known:
             issues.bad(where, zone, f"is not a zone of {region} (zone data as of {facts.as_of})", known)
+
 
 def plan_cluster(
     spec: ClusterSpec, *, region: str, issues: IssueCollector | None = None, catalog: Catalog | None = None

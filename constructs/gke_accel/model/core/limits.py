@@ -16,9 +16,7 @@ POOLS_WARN = 200
 POOLS_MAX = 1000
 
 
-def check_range(
-    path: str, value: int, low: int, high: int, issues: IssueCollector, high_name: str = ""
-) -> bool:
+def check_range(path: str, value: int, low: int, high: int, issues: IssueCollector, high_name: str = "") -> bool:
     """Record an issue unless ``low <= value <= high``; True when the value is in range."""
     if low <= value <= high:
         return True

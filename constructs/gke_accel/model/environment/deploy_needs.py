@@ -95,13 +95,9 @@ def deployer_roles(plan: EnvironmentPlan) -> tuple[DeployerRole, ...]:
         roles.append(DeployerRole("roles/compute.networkAdmin", "project", "VPC, subnet, router and Cloud NAT"))
         roles.append(DeployerRole("roles/compute.securityAdmin", "project", "the VPC's firewall rules"))
     if any(p.placement is not None for p in plan.pools):
-        roles.append(
-            DeployerRole("roles/compute.instanceAdmin.v1", "project", "placement policies of compact pools")
-        )
+        roles.append(DeployerRole("roles/compute.instanceAdmin.v1", "project", "placement policies of compact pools"))
     if (spec.cluster.binary_authorization.mode or "audit") != "disabled":
-        roles.append(
-            DeployerRole("roles/binaryauthorization.policyEditor", "project", "the project's image policy")
-        )
+        roles.append(DeployerRole("roles/binaryauthorization.policyEditor", "project", "the project's image policy"))
     if spec.cluster.secrets_encryption.mode == "create":
         roles.append(DeployerRole("roles/cloudkms.admin", "project", "key ring, key and the GKE agent's use of it"))
     if spec.quota_preferences:

@@ -85,8 +85,17 @@ def plan_tpu_pool(
             check_zones((spec.zone,), region, f"{path}.zone", issues)
             if ZONE.fullmatch(spec.zone) and region_of(spec.zone) == region:
                 check_pool_zones(
-                    facts, "tpu", gen.name, gen.name, (spec.zone,), region=region, path=f"{path}.zone",
-                    inherited_from=None, allow_unlisted=spec.allow_unlisted_zone, issues=issues, scalar=True,
+                    facts,
+                    "tpu",
+                    gen.name,
+                    gen.name,
+                    (spec.zone,),
+                    region=region,
+                    path=f"{path}.zone",
+                    inherited_from=None,
+                    allow_unlisted=spec.allow_unlisted_zone,
+                    issues=issues,
+                    scalar=True,
                 )
             zones = (spec.zone,)
         elif shape.multi_host:
@@ -109,8 +118,16 @@ def plan_tpu_pool(
                     offered_zones(facts, "tpu", gen.name, region) or gen.zones,
                 )
             check_pool_zones(
-                facts, "tpu", gen.name, gen.name, zones, region=region, path=f"{path}.zone",
-                inherited_from="cluster.node_zones", allow_unlisted=spec.allow_unlisted_zone, issues=issues,
+                facts,
+                "tpu",
+                gen.name,
+                gen.name,
+                zones,
+                region=region,
+                path=f"{path}.zone",
+                inherited_from="cluster.node_zones",
+                allow_unlisted=spec.allow_unlisted_zone,
+                issues=issues,
             )
         if consumption.flex_start and shape.multi_host:
             issues.bad(
