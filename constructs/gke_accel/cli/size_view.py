@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from gke_accel.cli.common import EXIT_OK, add_command, selected_plans
-from gke_accel.cli.tables import render_table
+from gke_accel.cli.tables import MAX_WIDTH, fit_text, render_table
 from gke_accel.workloads.size.fit import Option, PoolFit, catalog_options, environment_fits
 from gke_accel.workloads.size.memory import GIB, TASKS, MemoryEstimate, estimate_memory, gib, parse_params
 
@@ -32,7 +32,7 @@ def memory_text(est: MemoryEstimate) -> str:
     rows.append(
         ["provision", gib(est.needed_bytes), f"total / {est.usable_fraction:g} (usable share of accelerator memory)"]
     )
-    return head + "\n" + render_table(["term", "memory", "formula"], rows)
+    return fit_text(head) + "\n" + render_table(["term", "memory", "formula"], rows, max_width=MAX_WIDTH)
 
 
 def options_text(options: list[Option]) -> str:
@@ -40,10 +40,9 @@ def options_text(options: list[Option]) -> str:
         [
             o.accelerator,
             o.shape,
-            o.machine_type,
-            str(o.nodes),
+            o.machine_type if o.nodes == 1 else f"{o.nodes} x {o.machine_type}",
             str(o.chips),
-            f"{o.memory_gib:,.0f} GiB",
+            f"{o.memory_gib:,.0f}",
             _usd(o.hourly_on_demand, 2),
             _usd(o.monthly_on_demand),
             _usd(o.monthly_spot),
@@ -51,15 +50,21 @@ def options_text(options: list[Option]) -> str:
         for o in sorted(options, key=lambda o: (o.kind, o.monthly_on_demand or float("inf")))
     ]
     return render_table(
-        ["accelerator", "smallest fit", "machine", "nodes", "chips/GPUs", "memory", "$/hour", "$/month", "spot/month"],
+        ["accelerator", "smallest fit", "machine", "chips", "GiB", "$/h", "$/month", "spot/mo"],
         rows,
-        title="smallest fit per accelerator (list prices from the catalog; '-' = no price there)",
+        title="smallest fit per accelerator (chips: TPU chips or GPUs; GiB: their memory; '-': no list price)",
+        max_width=MAX_WIDTH,
     )
 
 
 def fits_text(name: str, fits: list[PoolFit]) -> str:
     rows = [[f.pool, f.accelerator, f.unit, f"{f.unit_memory_gib:,.0f} GiB", f.verdict] for f in fits]
-    return render_table(["pool", "accelerator", "unit", "memory per unit", "verdict"], rows, title=f"pools of {name}")
+    return render_table(
+        ["pool", "accelerator", "unit", "memory per unit", "verdict"],
+        rows,
+        title=f"pools of {name}",
+        max_width=MAX_WIDTH,
+    )
 
 
 def _json(est: MemoryEstimate, options: list[Option], fits: dict[str, list[PoolFit]]) -> dict[str, Any]:

@@ -40,7 +40,7 @@ _EFFECTS: dict[str, Effect] = {
     "PREFER_NO_SCHEDULE": "PreferNoSchedule",
     "NO_EXECUTE": "NoExecute",
 }
-_MIG = re.compile(r"^(\d)g\.(\d+)gb$")
+_MIG = re.compile(r"(\d)g\.(\d+)gb")
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class NodeShape:
 def mig_partitions(size: str, gpu_memory_gb: int) -> int:
     """MIG instances of ``size`` (e.g. ``1g.10gb``) one GPU holds: 7 compute slices and 8 memory
     slices per GPU, so ``min(7 // g, 8 // memory slices)``."""
-    match = _MIG.match(size)
+    match = _MIG.fullmatch(size)
     if match is None:
         raise ValueError(f"not a MIG partition size: {size!r}")
     compute, memory = int(match.group(1)), int(match.group(2))
