@@ -67,7 +67,8 @@ e2e: setup
 	@if command -v go >/dev/null || [[ -x /usr/local/go/bin/go ]]; then \
 	  tools/terraform/install_terraform_shim.sh $(VENV); \
 	  $(E2E_KUBERNETES_PROVIDER) \
-	    tools/terraform/build_providers.sh --only kubernetes; fi
+	    tools/terraform/build_providers.sh --only kubernetes && \
+	  echo "kueue controller: $$(tools/kueue/build.sh kueue | tail -1)"; fi
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -m e2e -p no:cacheprovider
 
 lint: setup
