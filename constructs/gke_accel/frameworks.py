@@ -28,14 +28,18 @@ class Framework:
     core: str  # Python module of the framework (App, TerraformStack, ...)
     google: str  # Python package of the hashicorp/google bindings
     kubernetes: str  # Python package of the hashicorp/kubernetes bindings
+    helm: str  # Python package of the hashicorp/helm bindings (Kueue, JobSet, queue objects)
     distributions: tuple[str, ...]  # the PyPI distributions, pinned in pyproject.toml
     google_provider: str  # the hashicorp/google version the bindings were generated from
     kubernetes_provider: str  # the hashicorp/kubernetes version the bindings were generated from
+    helm_provider: str  # the hashicorp/helm version the bindings were generated from
     cli: str  # the npm package of its CLI (`make cli`), run as `npx <cli_command>`
     cli_command: str
 
     def installed(self) -> bool:
-        return all(importlib.util.find_spec(m) is not None for m in (self.core, self.google, self.kubernetes))
+        return all(
+            importlib.util.find_spec(m) is not None for m in (self.core, self.google, self.kubernetes, self.helm)
+        )
 
 
 CDKTN = Framework(
@@ -43,9 +47,11 @@ CDKTN = Framework(
     core="cdktn",
     google="cdktn_provider_google",
     kubernetes="cdktn_provider_kubernetes",
-    distributions=("cdktn", "cdktn-provider-google", "cdktn-provider-kubernetes"),
+    helm="cdktn_provider_helm",
+    distributions=("cdktn", "cdktn-provider-google", "cdktn-provider-kubernetes", "cdktn-provider-helm"),
     google_provider="8.7.0",
     kubernetes_provider="3.2.1",
+    helm_provider="3.3.0",
     cli="cdktn-cli",
     cli_command="cdktn",
 )
@@ -54,9 +60,16 @@ CDKTF = Framework(
     core="cdktf",
     google="cdktf_cdktf_provider_google",
     kubernetes="cdktf_cdktf_provider_kubernetes",
-    distributions=("cdktf", "cdktf-cdktf-provider-google", "cdktf-cdktf-provider-kubernetes"),
+    helm="cdktf_cdktf_provider_helm",
+    distributions=(
+        "cdktf",
+        "cdktf-cdktf-provider-google",
+        "cdktf-cdktf-provider-kubernetes",
+        "cdktf-cdktf-provider-helm",
+    ),
     google_provider="6.50.0",
     kubernetes_provider="2.38.0",
+    helm_provider="3.1.1",
     cli="cdktf-cli",
     cli_command="cdktf",
 )

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from localcluster import KubectlError, LocalCluster
+from pods import RESTRICTED
 
 from gke_accel.model import load_environment
 from gke_accel.model.platform.manifests import platform_manifests
@@ -15,13 +16,6 @@ from gke_accel.model.platform.manifests import platform_manifests
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 GPU, TPU = "nvidia.com/gpu", "google.com/tpu"
 _pods = iter(range(10_000))
-RESTRICTED = {
-    "runAsNonRoot": True,
-    "runAsUser": 65532,
-    "allowPrivilegeEscalation": False,
-    "capabilities": {"drop": ["ALL"]},
-    "seccompProfile": {"type": "RuntimeDefault"},
-}
 
 
 @pytest.fixture(scope="module")

@@ -9,19 +9,13 @@ from typing import Any
 
 import pytest
 from localcluster import KubectlError, LocalCluster
+from pods import RESTRICTED
 
 from gke_accel.model import load_environment
 from gke_accel.model.platform.manifests import platform_manifests
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 GROUP = "ml-nlp@acme.example.com"  # nlp's google_group in config/dev.yaml
-RESTRICTED = {
-    "runAsNonRoot": True,
-    "runAsUser": 65532,
-    "allowPrivilegeEscalation": False,
-    "capabilities": {"drop": ["ALL"]},
-    "seccompProfile": {"type": "RuntimeDefault"},
-}
 
 
 @pytest.fixture(scope="module")

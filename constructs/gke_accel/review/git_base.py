@@ -119,7 +119,8 @@ def base_python(base_pins: dict[str, str], head_root: Path) -> str:
         return sys.executable
     for framework in FRAMEWORKS.values():
         candidate = head_root / f".venv-{framework.name}" / "bin" / "python"
-        if framework is not running and all(d in base_pins for d in framework.distributions) and candidate.exists():
+        pins_it = framework.distributions[0] in base_pins  # its core package (cdktf / cdktn)
+        if framework is not running and pins_it and candidate.exists():
             return str(candidate)
     return sys.executable
 
