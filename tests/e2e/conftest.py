@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,6 +25,13 @@ _counter = itertools.count()
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_configure(config: pytest.Config) -> None:
+    """A SIGTERM (a CI timeout, ``kill``) ends the run like Ctrl-C, so pytest tears the fixtures down
+    and every server started here is stopped by PID instead of being left running."""
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if Path(str(item.fspath)).resolve().is_relative_to(HERE):
@@ -36,6 +44,12 @@ def _require(need: tuple[str, ...] = CONTROL_PLANE) -> None:
         if os.environ.get("GKE_ACCEL_E2E_REQUIRED") == "1":
             pytest.fail(reason)
         pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def control_plane() -> None:
+    """For modules that start their own cluster: skip (fail in CI) where the binaries are missing."""
+    _require()
 
 
 @pytest.fixture(scope="session")

@@ -45,6 +45,17 @@ def pinned_crds() -> list[Path]:
     return sorted(kueue.glob("*.yaml")) + sorted(jobset.glob("*.yaml"))
 
 
+def install_crds(cluster: LocalCluster) -> list[Path]:
+    """Install the pinned Kueue and JobSet CRDs (server-side: the Workload CRD is too large for a
+    client-side apply) and wait until they are served, as installing Kueue first would."""
+    files = pinned_crds()
+    for f in files:
+        cluster.kubectl("apply", "--server-side", "-f", str(f))
+    for f in files:
+        cluster.kubectl("wait", "--for=condition=Established", "--timeout=60s", "-f", str(f))
+    return files
+
+
 def build_kueue() -> Path:
     out = subprocess.run([str(BUILD), "kueue"], capture_output=True, text=True, check=True)
     return Path(out.stdout.strip().splitlines()[-1])

@@ -1,5 +1,7 @@
 """Every environment's ``gke-accel manifests`` output applies to an empty cluster with plain
-``kubectl apply -f <folder>``, and a second apply changes nothing (the server keeps what we wrote)."""
+``kubectl apply -f <folder>``, and a second apply changes nothing (the server keeps what we wrote).
+An environment with Kueue queues needs Kueue installed first (its CRDs, as the pinned chart would
+install them; docs/queues.md), like a GitOps user's cluster."""
 
 from __future__ import annotations
 
@@ -7,9 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from kueue_controller import install_crds
 from localcluster import LocalCluster
 
 from gke_accel.cli.main import main
+from gke_accel.model import load_environment
+from gke_accel.model.queues.names import uses_kueue
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 ENVS = ("dev", "staging", "prod")
@@ -26,6 +31,8 @@ def test_manifests_folder_applies_to_an_empty_cluster_and_reapplies_unchanged(
 ) -> None:
     folder = write_manifests(env, tmp_path)
     cluster = fresh_cluster()
+    if uses_kueue(load_environment(CONFIG / f"{env}.yaml").spec):
+        install_crds(cluster)
     first = cluster.kubectl("apply", "-f", str(folder), check=False)
     assert first.returncode == 0, first.stderr
     lines = first.stdout.strip().splitlines()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kueue_controller import KueueController, pinned_crds
+from kueue_controller import KueueController, install_crds
 from localcluster import LocalCluster
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
@@ -79,16 +79,22 @@ def fake_nodes(env: EnvironmentPlan) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> Iterator[LocalCluster]:
+    """A control plane of this module's own: the scenarios count every Kueue workload and node, so
+    objects that other modules leave on the session cluster must not reach them."""
+    c = LocalCluster.start(tmp_path_factory.mktemp("k8s-queues"))
+    try:
+        yield c
+    finally:
+        c.stop()
+
+
+@pytest.fixture(scope="module")
 def crds(cluster: LocalCluster) -> list[Path]:
     try:
-        files = pinned_crds()
+        return install_crds(cluster)
     except (subprocess.CalledProcessError, FileNotFoundError) as exc:
         pytest.skip(f"Kueue/JobSet modules not available from the Go module cache or proxy: {exc}")
-    for f in files:
-        cluster.kubectl("apply", "--server-side", "-f", str(f))
-    for f in files:
-        cluster.kubectl("wait", "--for=condition=Established", "--timeout=60s", "-f", str(f))
-    return files
 
 
 @pytest.fixture(scope="module")

@@ -22,13 +22,16 @@ from typing import Any
 
 import pytest
 import yaml
+from kueue_controller import install_crds
 from localcluster import CONTROL_PLANE, LocalCluster, find_binaries
 from nodes import pool_node
 
 from gke_accel.catalog import load_catalog
 from gke_accel.cli.main import main
+from gke_accel.cli.manifests_view import environment_manifests
 from gke_accel.model import EnvironmentPlan, load_environment
 from gke_accel.model.platform.manifests import platform_manifests
+from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.workloads.lint import lint_texts
 from gke_accel.workloads.manifests import read_documents
 
@@ -90,7 +93,9 @@ def start_environment(tmp: Path, plan: EnvironmentPlan) -> LocalCluster:
         # The API server's TaintNodesByCondition admission taints new nodes not-ready; the node
         # lifecycle controller (not run here) lifts it once they are Ready: do its job.
         c.kubectl("taint", "nodes", "--all", "node.kubernetes.io/not-ready:NoSchedule-", check=False)
-        c.apply(platform_manifests(plan))
+        if queue_plan_of(plan) is not None:  # Kueue's CRDs first, as installing Kueue would
+            install_crds(c)
+        c.apply(environment_manifests(plan))
         for team in plan.spec.teams:
             ns = team.namespace or team.name
             c.wait_for(
