@@ -34,11 +34,12 @@ class ProjectServices(Construct):
     def required_by_everything_in(self, scope: Construct) -> None:
         """Make every other Google resource under ``scope`` wait until the APIs are enabled."""
         own = {id(s) for s in self.services}
-        fqns = [s.fqn for s in self.services]
+        # Bare addresses: Terraform refuses an interpolation ("${...}", what ``fqn`` renders) in depends_on.
+        addresses = [f"{s.terraform_resource_type}.{s.friendly_unique_id}" for s in self.services]
         for node in scope.node.find_all():
             if (
                 isinstance(node, TerraformResource)
                 and id(node) not in own
                 and node.terraform_resource_type.startswith("google_")
             ):
-                node.depends_on = [*(node.depends_on or []), *fqns]
+                node.depends_on = [*(node.depends_on or []), *addresses]
