@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ENVIRONMENTS
+ENVIRONMENTS = ("dev", "staging", "prod")
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)

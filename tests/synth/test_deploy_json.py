@@ -25,7 +25,7 @@ def test_every_stack_enables_the_apis_its_resources_use(shipped: dict[str, dict[
         services = {r["service"]: r for r in resources(doc, "google_project_service")}
         assert set(services) == {s.name for s in required_services(plans[env])}, env
         assert all(r["disable_on_destroy"] is False for r in services.values())
-        refs = {f"${{google_project_service.{key}}}" for key in doc["resource"]["google_project_service"]}
+        refs = {f"google_project_service.{key}" for key in doc["resource"]["google_project_service"]}
         for rtype, items in doc["resource"].items():
             if not rtype.startswith("google_") or rtype == "google_project_service":
                 continue
