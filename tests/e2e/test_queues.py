@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from kueue_controller import KueueController, install_crds
 from localcluster import LocalCluster
+from nodes import pool_node
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.queues import QUEUE_LABEL
-from gke_accel.model.queues.flavors import node_labels, tolerations
 from gke_accel.model.queues.install import kueue_configuration
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.names import PRIORITY_LABEL
@@ -51,31 +51,8 @@ def shared_environment() -> tuple[EnvironmentPlan, QueuePlan]:
 
 
 def fake_nodes(env: EnvironmentPlan) -> list[dict[str, Any]]:
-    nodes = []
-    for pool in env.pools:
-        if pool.kind == "system":
-            continue
-        _, high = pool.node_bounds()
-        for i in range(high):
-            nodes.append(
-                {
-                    "apiVersion": "v1",
-                    "kind": "Node",
-                    "metadata": {"name": f"{pool.name}-{i}", "labels": {**node_labels(pool), **pool.labels}},
-                    "spec": {
-                        "taints": [
-                            {"key": t.key, "value": t.value, "effect": t.effect} for t in tolerations(pool.taints)
-                        ]
-                    },
-                    "status": {
-                        "allocatable": {pool.resource: str(pool.chips_per_node), "cpu": "100", "memory": "400Gi",
-                                        "pods": "110"},
-                        "capacity": {pool.resource: str(pool.chips_per_node), "cpu": "100", "memory": "400Gi",
-                                     "pods": "110"},
-                    },
-                }
-            )  # fmt: skip
-    return nodes
+    """Every accelerator node the pools can have, as GKE shows them (``nodes.pool_node``: node_shape)."""
+    return [pool_node(pool, i) for pool in env.pools for i in range(pool.node_bounds()[1])]
 
 
 @pytest.fixture(scope="module")
