@@ -58,8 +58,12 @@ DEFAULT_CONTROLLERS = (
     "garbagecollector",
     "job",
 )
+# ExtendedResourceToleration: GKE runs it ("Run GPUs in Standard node pools",
+# cloud.google.com/kubernetes-engine/docs/how-to/gpus): pods naming nvidia.com/gpu or google.com/tpu get
+# the accelerator taint's toleration from the API server.
 ADMISSION_PLUGINS = (
     "NamespaceLifecycle,LimitRanger,ServiceAccount,PodSecurity,Priority,DefaultTolerationSeconds,"
+    "ExtendedResourceToleration,"
     "DefaultStorageClass,StorageObjectInUseProtection,RuntimeClass,MutatingAdmissionWebhook,"
     "ValidatingAdmissionPolicy,ValidatingAdmissionWebhook,ResourceQuota"
 )

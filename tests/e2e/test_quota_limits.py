@@ -1,5 +1,6 @@
 """Team quotas and limits as the API server enforces them (dev environment's objects applied once):
-defaults, accelerator quota, priority-class fence and per-container caps."""
+defaults, accelerator quota, priority-class fence, and the accelerator tolerations GKE's
+ExtendedResourceToleration admission plugin adds (only to pods that name an accelerator)."""
 
 from __future__ import annotations
 
@@ -62,14 +63,29 @@ def refused(cluster: LocalCluster, obj: dict[str, Any]) -> str:
     return err.value.stderr
 
 
+def accelerator_tolerations(stored: dict[str, Any]) -> list[dict[str, Any]]:
+    return [t for t in stored["spec"].get("tolerations", []) if t.get("key") in (GPU, TPU)]
+
+
+def test_stored_limit_range_names_no_extended_resource(dev: LocalCluster) -> None:
+    """real-engines F1/F2: no accelerator in any LimitRange, also after the server's defaulting."""
+    for ns in ("nlp", "vision"):
+        [stored] = dev.get("limitrange", namespace=ns)["items"]
+        for item in stored["spec"]["limits"]:
+            assert item["default"] == {"cpu": "1", "memory": "2Gi"}
+            assert item["defaultRequest"] == {"cpu": "250m", "memory": "512Mi"}
+            for key in ("default", "defaultRequest", "max", "min", "maxLimitRequestRatio"):
+                assert not set(item.get(key, {})) & {GPU, TPU}, (ns, key, item)
+
+
 def test_cpu_only_pod_gets_cpu_and_memory_defaults_and_no_accelerators(dev: LocalCluster) -> None:
     stored = create(dev, pod("nlp", [{}]))
     resources = stored["spec"]["containers"][0]["resources"]
-    zero = {GPU: "0", TPU: "0"}  # explicit zero defaults; a bare `max` would have defaulted them to 1 and 4
-    assert resources == {
-        "limits": {"cpu": "1", "memory": "2Gi", **zero},
-        "requests": {"cpu": "250m", "memory": "512Mi", **zero},
+    assert resources == {  # no accelerator name at all, so ExtendedResourceToleration adds nothing
+        "limits": {"cpu": "1", "memory": "2Gi"},
+        "requests": {"cpu": "250m", "memory": "512Mi"},
     }
+    assert accelerator_tolerations(stored) == []  # the accelerator taints keep it off GPU/TPU nodes
 
     def used() -> dict[str, str]:
         status = dev.get("resourcequota", "compute", "nlp").get("status", {})
@@ -80,8 +96,20 @@ def test_cpu_only_pod_gets_cpu_and_memory_defaults_and_no_accelerators(dev: Loca
     dev.kubectl("delete", "pod", stored["metadata"]["name"], "-n", "nlp", "--wait=false")
 
 
+@pytest.mark.parametrize("resource", [GPU, TPU])
+def test_accelerator_pod_gets_the_accelerator_toleration_from_the_api_server(
+    dev: LocalCluster, resource: str
+) -> None:
+    """GKE: "automatically applies corresponding tolerations to Pods requesting GPUs by running the
+    ExtendedResourceToleration admission controller" (cloud.google.com/kubernetes-engine/docs/how-to/gpus).
+    The plugin's toleration: key = the resource name, operator Exists, effect NoSchedule."""
+    stored = create(dev, pod("vision" if resource == TPU else "nlp", [{resource: "1"}]))
+    assert accelerator_tolerations(stored) == [{"key": resource, "operator": "Exists", "effect": "NoSchedule"}]
+    dev.kubectl("delete", "pod", stored["metadata"]["name"], "-n", stored["metadata"]["namespace"], "--wait=false")
+
+
 def test_pod_over_the_team_gpu_quota_is_refused_with_the_quota_message(dev: LocalCluster) -> None:
-    # nlp: requests.nvidia.com/gpu 2; three 1-GPU containers (each within the per-container cap of 1)
+    # nlp: requests.nvidia.com/gpu 2; three 1-GPU containers
     message = refused(dev, pod("nlp", [{GPU: "1"}] * 3))
     assert "exceeded quota: compute, requested: requests.nvidia.com/gpu=3" in message
     assert "limited: requests.nvidia.com/gpu=2" in message
@@ -106,11 +134,3 @@ def test_forbidden_priority_class_is_refused_and_allowed_ones_are_admitted(dev: 
     # a team without a restriction may use inference
     stored = create(dev, pod("nlp", [{}], priority_class="inference"))
     dev.kubectl("delete", "pod", stored["metadata"]["name"], "-n", "nlp", "--wait=false")
-
-
-def test_one_container_may_not_ask_for_more_than_a_node_of_accelerators(dev: LocalCluster) -> None:
-    # dev's largest GPU node has 1 L4, its largest TPU node 4 chips
-    message = refused(dev, pod("nlp", [{GPU: "2"}]))
-    assert "maximum nvidia.com/gpu usage per Container is 1, but limit is 2" in message
-    message = refused(dev, pod("nlp", [{TPU: "8"}]))
-    assert "maximum google.com/tpu usage per Container is 4, but limit is 8" in message

@@ -3,6 +3,7 @@ manifests `gke-accel manifests` writes, the provider wired to the cluster, team 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -85,3 +86,21 @@ def test_team_workload_identity_and_checkpoint_prefix_access(shipped: dict[str, 
     assert (
         'startsWith("projects/_/buckets/acme-ml-dev-dev-checkpoints/objects/nlp/")' in grant["condition"]["expression"]
     )
+
+
+@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+def test_no_synthesized_limit_range_names_an_accelerator(shipped: dict[str, Any], env: str) -> None:
+    """real-engines F1/F2: a LimitRange naming nvidia.com/gpu or google.com/tpu (even as "0") made Kueue
+    inject a GPU flavor's node labels into TPU jobs, and GKE's ExtendedResourceToleration admission plugin
+    let every team pod tolerate the accelerator taints ("Run GPUs in Standard node pools",
+    cloud.google.com/kubernetes-engine/docs/how-to/gpus)."""
+    ranges = resources(shipped[env], "kubernetes_limit_range_v1")
+    assert len(ranges) == {"dev": 2, "staging": 3, "prod": 2}[env]  # one per team
+    for limit_range in ranges:
+        [item] = limit_range["spec"]["limit"]
+        assert item["type"] == "Container"
+        assert item["default"] == {"cpu": "1", "memory": "2Gi"}
+        assert item["default_request"] == {"cpu": "250m", "memory": "512Mi"}
+        assert "max" not in item and "min" not in item
+        text = json.dumps(limit_range)
+        assert "nvidia.com/gpu" not in text and "google.com/tpu" not in text

@@ -119,23 +119,16 @@ def team_objects(plan: EnvironmentPlan, team: TeamSpec, catalog: Catalog) -> lis
                 },
             }
         )
-    largest = {
-        r: max((p.chips_per_node for p in plan.pools if p.resource == r and p.kind != "system"), default=0)
-        for r in EXTENDED_RESOURCES
-    }
-    # Cap one container at a node's worth of accelerators. The v1 API defaults a Container item's
-    # `default` from `max` and `defaultRequest` from `default`, so a bare `max` would give every
-    # container that names no accelerator a node's worth of them: explicit "0" defaults prevent that
-    # (docs/platform.md says why this and not an admission policy).
-    caps = {r: str(n) for r, n in largest.items() if n > 0}
-    zero = dict.fromkeys(caps, "0")
+    # cpu and memory only. No extended resource may appear in a LimitRange (docs/platform.md): Kueue
+    # counts a defaulted `nvidia.com/gpu: 0` and injects that flavor's node labels, and GKE's
+    # ExtendedResourceToleration tolerates the taint of every resource a container *names*, so a
+    # zero default lets CPU pods onto accelerator nodes; a bare `max` is defaulted into `default`.
+    # Accelerators per pod are capped by the ResourceQuota and, with queues, by Kueue.
     container: dict[str, Any] = {
         "type": "Container",
-        "default": {"cpu": "1", "memory": "2Gi", **zero},
-        "defaultRequest": {"cpu": "250m", "memory": "512Mi", **zero},
+        "default": {"cpu": "1", "memory": "2Gi"},
+        "defaultRequest": {"cpu": "250m", "memory": "512Mi"},
     }
-    if caps:
-        container["max"] = caps
     objects += [
         {"apiVersion": "v1", "kind": "LimitRange", "metadata": _meta("defaults", ns), "spec": {"limits": [container]}},
         {
