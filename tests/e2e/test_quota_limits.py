@@ -97,9 +97,7 @@ def test_cpu_only_pod_gets_cpu_and_memory_defaults_and_no_accelerators(dev: Loca
 
 
 @pytest.mark.parametrize("resource", [GPU, TPU])
-def test_accelerator_pod_gets_the_accelerator_toleration_from_the_api_server(
-    dev: LocalCluster, resource: str
-) -> None:
+def test_accelerator_pod_gets_the_accelerator_toleration_from_the_api_server(dev: LocalCluster, resource: str) -> None:
     """GKE: "automatically applies corresponding tolerations to Pods requesting GPUs by running the
     ExtendedResourceToleration admission controller" (cloud.google.com/kubernetes-engine/docs/how-to/gpus).
     The plugin's toleration: key = the resource name, operator Exists, effect NoSchedule."""
