@@ -68,6 +68,53 @@ def test_helm_provider_uses_the_cluster_endpoint_ca_and_the_gke_auth_plugin(ship
     assert k8s["exec"] == {"api_version": "client.authentication.k8s.io/v1beta1", "command": "gke-gcloud-auth-plugin"}
 
 
-def test_environments_without_queues_have_no_helm(shipped: dict[str, Any]) -> None:
-    for env in ("dev", "prod"):
-        assert not resources(shipped[env], RELEASE) and "helm" not in shipped[env].get("provider", {})
+# docs/deploy.md "Where controllers run": the system pool's nodePool label and its taint, by hand
+SYSTEM_PLACEMENT = {
+    "nodeSelector": {"cloud.google.com/gke-nodepool": "system"},
+    "tolerations": [
+        {
+            "key": "components.gke.io/gke-managed-components",
+            "operator": "Equal",
+            "value": "true",
+            "effect": "NoSchedule",
+        }
+    ],
+}
+
+
+def test_dev_installs_neither_kueue_nor_jobset(shipped: dict[str, Any]) -> None:
+    # dev: no queues, single-host v5e 2x2 slices and a spread (not compact) L4 pool, so nothing needs JobSet
+    assert not resources(shipped["dev"], RELEASE) and "helm" not in shipped["dev"].get("provider", {})
+
+
+def test_prod_installs_jobset_without_kueue(shipped: dict[str, Any]) -> None:
+    """real-engines F4: prod's only TPU pool is a 2-VM v5p 2x2x2 slice, which runs only as a JobSet; without
+    the controller the API server answered `no matches for kind "JobSet"`."""
+    doc = shipped["prod"]
+    [jobset] = resources(doc, RELEASE)
+    assert (jobset["name"], jobset["namespace"], jobset["chart"], jobset["version"]) == (
+        "jobset",
+        "jobset-system",
+        "jobset",
+        "0.11.1",
+    )
+    assert jobset["repository"] == "oci://registry.k8s.io/jobset/charts"
+    assert jobset["atomic"] is True and jobset["wait"] is True
+    assert [d.split(".")[0] for d in jobset["depends_on"]] == ["google_container_cluster"]
+    # chart keys controller.nodeSelector / controller.tolerations (jobset charts/jobset/values.yaml)
+    assert yaml.safe_load(jobset["values"][0]) == {"controller": SYSTEM_PLACEMENT}
+    assert "helm" in doc["provider"]
+
+
+def test_staging_installs_one_jobset_and_both_controllers_on_the_system_pool(shipped: dict[str, Any]) -> None:
+    doc = shipped["staging"]
+    names = sorted(r["name"] for r in resources(doc, RELEASE))
+    assert names == ["gke-accel-queues", "jobset", "kueue"]  # JobSet once, though both Kueue and slices need it
+    jobset = one(doc, RELEASE, name="jobset")
+    assert yaml.safe_load(jobset["values"][0]) == {"controller": SYSTEM_PLACEMENT}
+    kueue = one(doc, RELEASE, name="kueue")
+    values = yaml.safe_load(kueue["values"][0])
+    # chart keys controllerManager.nodeSelector / controllerManager.tolerations (kueue charts/kueue/README.md)
+    assert values["controllerManager"] == SYSTEM_PLACEMENT
+    queues = one(doc, RELEASE, name="gke-accel-queues")
+    assert sum(d.startswith("helm_release.") for d in queues["depends_on"]) == 2  # after Kueue and JobSet

@@ -1,5 +1,7 @@
-"""KueueQueues: Kueue and JobSet (pinned official Helm charts) and the environment's queue objects
-(a Helm chart generated from ``model.queues.manifests``, shipped as a Terraform asset).
+"""QueueControllers: JobSet where the environment needs it (``model.queues.install.jobset_reasons``),
+and with queues Kueue and the environment's queue objects (a Helm chart generated from
+``model.queues.manifests``, shipped as a Terraform asset); pinned official Helm charts, controllers on
+the system pool.
 
 Helm releases, not ``kubernetes_manifest``: planning a ``kubernetes_manifest`` needs the cluster's
 API (and the CRDs installed) at ``terraform plan`` time, which an empty project or an offline plan
@@ -22,8 +24,9 @@ from gke_accel.cdk._framework import AssetType, Construct, Fn, TerraformAsset
 from gke_accel.cdk._helm import HelmProvider, HelmProviderKubernetes, HelmProviderKubernetesExec, Release
 from gke_accel.cdk.cluster import GkeCluster
 from gke_accel.cdk.platform import EXEC_API_VERSION, EXEC_PLUGIN
+from gke_accel.model.cluster.controllers import ControllerPlacement
 from gke_accel.model.platform.spec import PriorityClassesSpec
-from gke_accel.model.queues.install import JOBSET, KUEUE, kueue_values
+from gke_accel.model.queues.install import JOBSET, KUEUE, jobset_values, kueue_values
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.plan import QueuePlan
 
@@ -63,18 +66,20 @@ def write_queue_chart(plan: QueuePlan, classes: PriorityClassesSpec, where: Path
     return chart
 
 
-class KueueQueues(Construct):
-    """Kueue, JobSet and the queue objects; ``after`` are resources the queue objects need first
-    (the team namespaces the LocalQueues live in)."""
+class QueueControllers(Construct):
+    """JobSet (``jobset``), and Kueue with the queue objects when ``plan`` is given; ``after`` are
+    resources the queue objects need first (the team namespaces the LocalQueues live in)."""
 
     def __init__(
         self,
         scope: Construct,
         id: str,
         *,
-        plan: QueuePlan,
+        plan: QueuePlan | None,
+        jobset: bool,
         classes: PriorityClassesSpec,
         cluster: GkeCluster,
+        placement: ControllerPlacement,
         after: Sequence[Any] = (),
     ) -> None:
         super().__init__(scope, id)
@@ -97,6 +102,23 @@ class KueueQueues(Construct):
             "timeout": 600,
             "depends_on": [cluster.resource],
         }
+        self.jobset: Release | None = None
+        self.kueue: Release | None = None
+        self.queues: Release | None = None
+        if jobset:
+            self.jobset = Release(
+                self,
+                "jobset",
+                name=JOBSET.name,
+                namespace=JOBSET.namespace,
+                repository=JOBSET.repository,
+                chart=JOBSET.chart,
+                version=JOBSET.version,
+                values=[jobset_values(placement)],
+                **common,
+            )
+        if plan is None:
+            return
         self.kueue = Release(
             self,
             "kueue",
@@ -105,27 +127,18 @@ class KueueQueues(Construct):
             repository=KUEUE.repository,
             chart=KUEUE.chart,
             version=KUEUE.version,
-            values=[kueue_values(plan)],
-            **common,
-        )
-        self.jobset = Release(
-            self,
-            "jobset",
-            name=JOBSET.name,
-            namespace=JOBSET.namespace,
-            repository=JOBSET.repository,
-            chart=JOBSET.chart,
-            version=JOBSET.version,
+            values=[kueue_values(plan, placement)],
             **common,
         )
         chart = TerraformAsset(
             self, "queues-chart", path=str(write_queue_chart(plan, classes, _scratch())), type=AssetType.DIRECTORY
         )
+        first = [self.kueue, *([self.jobset] if self.jobset is not None else [])]
         self.queues = Release(
             self,
             "queues",
             name=QUEUES_RELEASE,
             namespace=QUEUES_NAMESPACE,
             chart=chart.path,
-            **{**common, "depends_on": [self.kueue, self.jobset, *after]},
+            **{**common, "depends_on": [*first, *after]},
         )

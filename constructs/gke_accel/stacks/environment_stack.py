@@ -9,9 +9,11 @@ from gke_accel.cdk.cluster_security import prevent_destroy
 from gke_accel.cdk.observability import Observability
 from gke_accel.cdk.platform import InClusterPlatform
 from gke_accel.cdk.project_services import ProjectServices
-from gke_accel.cdk.queues import KueueQueues
+from gke_accel.cdk.queues import QueueControllers
 from gke_accel.model import EnvironmentPlan
+from gke_accel.model.cluster.controllers import controller_placement
 from gke_accel.model.environment.deploy_needs import required_services
+from gke_accel.model.queues.install import jobset_reasons
 from gke_accel.model.queues.of_environment import queue_plan_of
 
 # Local state (backend type local) lives beside the synth output, never inside it, so regenerating or
@@ -55,16 +57,19 @@ class EnvironmentStack(TerraformStack):
         self.gpu_pools = [GpuNodePool(self, f"gpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.gpu_pools]
         self.platform = InClusterPlatform(self, "platform", plan=plan, cluster=self.cluster)
         queues = queue_plan_of(plan)
+        jobset = bool(jobset_reasons(plan.pools, queues))  # multi-host slices, multi-node GPU pools, Kueue
         self.queues = (
-            KueueQueues(
+            QueueControllers(
                 self,
                 "queues",
                 plan=queues,
+                jobset=jobset,
                 classes=spec.platform.priority_classes,
                 cluster=self.cluster,
+                placement=controller_placement(plan.cluster),
                 after=self.platform.namespaces(),
             )
-            if queues is not None
+            if queues is not None or jobset
             else None
         )
         if plan.prevent_destroy:  # production: the cluster (above), accelerator pools, checkpoint bucket

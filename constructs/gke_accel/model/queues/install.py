@@ -6,11 +6,14 @@ The charts are the projects' official OCI charts; the versions are the ones the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
+from gke_accel.model.cluster.controllers import ControllerPlacement
+from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.queues.plan import QueuePlan
 
 KUEUE_NAMESPACE = "kueue-system"
@@ -34,6 +37,31 @@ KUEUE = Release("kueue", KUEUE_NAMESPACE, "oci://registry.k8s.io/kueue/charts", 
 JOBSET = Release(
     "jobset", JOBSET_NAMESPACE, "oci://registry.k8s.io/jobset/charts", "jobset", "0.11.1", "sigs.k8s.io/jobset"
 )
+
+
+def jobset_reasons(pools: Sequence[NodePoolPlan], queues: QueuePlan | None) -> tuple[str, ...]:
+    """Why the environment installs the JobSet controller; empty when it does not.
+
+    A multi-host TPU slice runs only as a JobSet (one pod per VM, started and restarted together;
+    ``workload new`` writes nothing else for it), and so does a job over several nodes of a
+    compact-placement GPU pool. Kueue's ``jobset.x-k8s.io/jobset`` integration needs the CRD too."""
+    reasons: list[str] = []
+    if queues is not None:
+        reasons.append("queues: Kueue's jobset.x-k8s.io/jobset integration")
+    for pool in pools:
+        placement = pool.placement
+        if pool.kind == "tpu" and placement is not None and placement.tpu_topology:
+            vms = pool.node_bounds()[1]
+            reasons.append(f"pool {pool.name}: a multi-host {pool.tpu_topology} slice ({vms} VMs)")
+        elif pool.kind == "gpu" and placement is not None and placement.compact and pool.node_bounds()[1] > 1:
+            reasons.append(f"pool {pool.name}: compact placement for jobs over up to {pool.node_bounds()[1]} nodes")
+    return tuple(reasons)
+
+
+def placement_values(placement: ControllerPlacement) -> dict[str, Any]:
+    """nodeSelector and tolerations in the charts' spelling (both charts take them as given)."""
+    spec = placement.pod_spec()
+    return {"nodeSelector": spec["nodeSelector"], "tolerations": spec["tolerations"]}
 
 
 def kueue_configuration(plan: QueuePlan) -> dict[str, Any]:
@@ -70,8 +98,18 @@ class _Dumper(yaml.SafeDumper):
 _Dumper.add_representer(_Block, _block)
 
 
-def kueue_values(plan: QueuePlan) -> str:
-    """Helm values for the Kueue chart (a YAML document)."""
+def kueue_values(plan: QueuePlan, placement: ControllerPlacement) -> str:
+    """Helm values for the Kueue chart (a YAML document): the configuration above, the controller on
+    the system pool (chart keys ``controllerManager.nodeSelector`` / ``.tolerations``)."""
     config = _Block(yaml.safe_dump(kueue_configuration(plan), sort_keys=False))
-    values = {"managerConfig": {"controllerManagerConfigYaml": config}}
+    values = {
+        "controllerManager": placement_values(placement),
+        "managerConfig": {"controllerManagerConfigYaml": config},
+    }
     return yaml.dump(values, Dumper=_Dumper, sort_keys=False)
+
+
+def jobset_values(placement: ControllerPlacement) -> str:
+    """Helm values for the JobSet chart: the controller on the system pool (``controller.nodeSelector`` /
+    ``.tolerations``)."""
+    return yaml.safe_dump({"controller": placement_values(placement)}, sort_keys=False)
