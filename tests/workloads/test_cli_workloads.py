@@ -143,3 +143,28 @@ def test_verify_against_an_unreachable_server_is_a_message(tmp_path: Path, capsy
     assert main(["verify", "--env", "dev", *CONFIG, "--kubeconfig", str(kubeconfig)]) == 2
     err = capsys.readouterr().err
     assert "cluster: cannot be reached" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("env", "accelerator", "chips", "kind", "pods"),
+    [
+        # prod's v5p 2x2x2 and staging's v5e 2x4 on ct5lp-hightpu-4t: 2 VMs of 4 chips each (catalog-facts §3),
+        # so one JobSet with a pod per VM; --kind job was refused and the default used to be job (issue 19)
+        ("prod", "v5p", "8", "JobSet", 2),
+        ("staging", "v5e", "8", "JobSet", 2),
+        ("dev", "v5e", "4", "Job", 1),  # dev's v5e 2x2: one VM, a plain Job
+    ],
+)
+def test_workload_new_without_kind_picks_a_jobset_for_a_multi_host_slice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], env: str, accelerator: str, chips: str, kind: str, pods: int
+) -> None:
+    out = tmp_path / "w.yaml"
+    team = {"prod": "llm-training", "staging": "nlp", "dev": "nlp"}[env]
+    args = ["workload", "new", "--env", env, *CONFIG, "--team", team, "--accelerator", accelerator]
+    assert main([*args, "--chips", chips, "--image", "t:1", "--out", str(out)]) == 0
+    [obj] = yaml.safe_load_all(out.read_text())
+    assert obj["kind"] == kind
+    spec = obj["spec"]["replicatedJobs"][0]["template"]["spec"] if kind == "JobSet" else obj["spec"]
+    assert spec.get("parallelism", 1) == pods  # a Job without parallelism runs one pod (batch/v1 default)
+    capsys.readouterr()
+    assert main(["lint", "--env", env, *CONFIG, str(out)]) == 0, capsys.readouterr().out

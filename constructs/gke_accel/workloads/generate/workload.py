@@ -4,7 +4,7 @@ account, checkpoint bucket, priority class, queue label) comes from the plan."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -34,7 +34,7 @@ DEFAULT_TPU_CPU, DEFAULT_TPU_MEMORY_GIB = 8, 32  # machine sizes of TPU VMs are 
 class WorkloadRequest:
     name: str
     team: str
-    kind: Kind
+    kind: Kind | None  # None: a JobSet for a multi-host TPU slice, else a Job (``default_kind``)
     accelerator: str  # v5e, l4, h100, ...
     image: str
     command: tuple[str, ...] = ()
@@ -122,12 +122,19 @@ def _tpu_env(name: str, job: str, vms: int) -> list[Obj]:
     ]
 
 
+def default_kind(pool: PoolNodes) -> Kind:
+    """A multi-host slice runs as one JobSet (a pod per VM, started and restarted together); else a Job."""
+    return "jobset" if pool.slice_vms > 1 else "job"
+
+
 def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     """The objects of the workload (one, today), ready for ``kubectl apply``."""
-    if req.kind not in KINDS:
+    if req.kind is not None and req.kind not in KINDS:
         raise _fail("--kind", f"{req.kind!r} is not a kind", KINDS)
     ns, team = _team(plan, req.team)
     pool = choose_pool(plan, req)
+    if req.kind is None:
+        req = replace(req, kind=default_kind(pool))
     pcs = plan.spec.platform.priority_classes
     priority = req.priority or (pcs.inference.name if req.kind == "deployment" else pcs.training.name)
     allowed = list(team.priority_classes) or [pcs.inference.name, pcs.training.name, pcs.batch.name]
