@@ -20,6 +20,9 @@ names = pytest.importorskip("gke_accel.model.queues.names", reason="model/queues
 def kueue_env():  # type: ignore[no-untyped-def]
     data = workload_env_config()
     data["queues"] = {}
+    # v5e 16 would all go to the on-demand 2x4 flavor (filled first, 16 chips), leaving the Spot 2x2 flavor
+    # that tpu_job selects no nominal quota anywhere in the cohort: Kueue would never admit it (lint says so)
+    data["teams"][0]["accelerators"]["v5e"] = 32
     return load_environment_text(to_yaml(data), expected_name="test")
 
 

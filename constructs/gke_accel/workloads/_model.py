@@ -21,6 +21,8 @@ from gke_accel.model.platform.spec import TeamSpec
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, LABEL_PREFIX, TPU_RESOURCE
 from gke_accel.model.pools.node_shape import NODEPOOL_LABEL, NodeShape, NodeTaint, node_shape
 from gke_accel.model.pools.topology import dims, topology_problem
+from gke_accel.model.queues.of_environment import queue_plan_of
+from gke_accel.model.queues.plan import QueuePlan, TeamQueue
 
 POOL_LABEL = f"{LABEL_PREFIX}/pool"  # our own label with the pool name as configured
 
@@ -37,6 +39,8 @@ __all__ = [
     "NodePoolPlan",
     "NodeShape",
     "NodeTaint",
+    "QueuePlan",
+    "TeamQueue",
     "TeamSpec",
     "TpuPoolSpec",
     "accelerator_key",
@@ -47,6 +51,7 @@ __all__ = [
     "plan_gpu_pool",
     "plan_tpu_pool",
     "platform_manifests",
+    "queue_plan_of",
     "quota_key",
     "team_namespace",
     "topology_problem",

@@ -11,7 +11,7 @@ up to what is left of the flavor's capacity, so the split fits whenever the tota
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.platform.capacity import accelerator_key
@@ -45,6 +45,7 @@ class TeamQueue:
     memory_gib: int
     preempt_when_borrowing: bool
     ceilings: dict[str, int]  # per resource: nominal + most it can borrow, over all flavors
+    flavor_ceilings: dict[str, int] = field(default_factory=dict)  # per flavor: nominal + most it can borrow
 
     def quota(self, flavor: str) -> FlavorQuota:
         return next(q for q in self.quotas if q.flavor == flavor)
@@ -134,10 +135,12 @@ def plan_queues(
     result = []
     for team, choices, quotas in per_team:
         ceilings = dict.fromkeys(RESOURCES, 0)
+        per_flavor: dict[str, int] = {}
         for q in quotas:
             others = sum(v for (name, fl), v in lendable.items() if fl == q.flavor and name != team.name)
             can_borrow = others if q.borrowing_limit is None else min(q.borrowing_limit, others)
             ceilings[q.resource] += q.nominal + can_borrow
+            per_flavor[q.flavor] = q.nominal + can_borrow
         result.append(
             TeamQueue(
                 team=team.name,
@@ -149,6 +152,7 @@ def plan_queues(
                 memory_gib=team.memory_gib,
                 preempt_when_borrowing=choices.preempt_when_borrowing,
                 ceilings=ceilings,
+                flavor_ceilings=per_flavor,
             )
         )
     return QueuePlan(cohort=queues.cohort or environment, flavors=flavors, teams=tuple(result))

@@ -12,7 +12,7 @@ from gke_accel.workloads.lint import jobs, team
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.placement import place
 from gke_accel.workloads.lint.podsecurity import enforced_levels, violations
-from gke_accel.workloads.lint.queues import queue_findings
+from gke_accel.workloads.lint.queues import kueue_priority_findings, queue_findings
 from gke_accel.workloads.lint.resources import resource_findings
 from gke_accel.workloads.lint.scheduling import pod_requests
 from gke_accel.workloads.lint.tpu import tpu_findings
@@ -113,6 +113,7 @@ class _Context:
     teams: dict[str, Any]
     services: list[dict[str, Any]] = field(default_factory=list)
     pod_security: dict[str, str] = field(default_factory=dict)  # namespace -> enforced level
+    enforced: dict[str, team.Enforced] = field(default_factory=dict)  # namespace -> quota and queue
 
 
 def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
@@ -142,8 +143,9 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
                 for problem in violations(g.spec, level)
             ]
     if owner is not None:
-        findings += team.quota_findings(wl, owner, placed)
+        findings += team.quota_findings(wl, owner, placed, ctx.enforced.get(wl.namespace or "", team.Enforced({})))
     findings += queue_findings(ctx.plan, wl, owner)
+    findings += kueue_priority_findings(ctx.plan, wl, owner)
     unique = tuple(dict.fromkeys(findings))
     return WorkloadVerdict(wl, unique, tuple(fitting))
 
@@ -151,6 +153,7 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
 def lint_documents(plan: EnvironmentPlan, docs: Documents) -> LintReport:
     levels = enforced_levels(platform_manifests(plan))
     ctx = _Context(plan, pool_nodes(plan), team.teams_by_namespace(plan), list(docs.services), levels)
+    ctx.enforced = team.enforced_by_namespace(plan)
     verdicts = tuple(_lint_workload(ctx, wl) for wl in docs.workloads)
     notes = tuple(docs.skipped)
     if not docs.workloads and not docs.errors:

@@ -14,6 +14,9 @@ DISRUPTION = "DisruptionTarget"
 
 def _headless_service(wl: Workload, g: PodGroup, services: list[Obj]) -> bool:
     subdomain = g.spec.get("subdomain")
+    labels = dict(g.labels)
+    if wl.kind == "Job":  # the Job controller labels its pods with the Job's name
+        labels |= {"job-name": wl.name, "batch.kubernetes.io/job-name": wl.name}
     for svc in services:
         meta = svc.get("metadata") or {}
         spec = svc.get("spec") or {}
@@ -22,7 +25,7 @@ def _headless_service(wl: Workload, g: PodGroup, services: list[Obj]) -> bool:
             meta.get("name") == subdomain
             and meta.get("namespace") == wl.namespace
             and spec.get("clusterIP") == "None"
-            and all(g.labels.get(str(k)) == str(v) for k, v in selector.items())
+            and all(labels.get(str(k)) == str(v) for k, v in selector.items())
         ):
             return True
     return False

@@ -69,4 +69,52 @@ def queue_findings(plan: EnvironmentPlan, wl: Workload, team: TeamSpec | None) -
     ]
 
 
-__all__ = ["QUEUE_LABEL", "expected_queues", "queue_findings", "team_queue"]
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"  # picks a WorkloadPriorityClass (Kueue's priority)
+
+
+def kueue_priority_findings(plan: EnvironmentPlan, wl: Workload, team: TeamSpec | None) -> list[Finding]:
+    """The ``kueue.x-k8s.io/priority-class`` label sets the priority Kueue admits and preempts with. The
+    team's priority-class fence (a zero-pod ResourceQuota scoped by PriorityClass) checks only the pods'
+    ``priorityClassName``, so a forbidden WorkloadPriorityClass is not refused anywhere: Kueue admits the
+    workload at that priority and may preempt other teams' work with it (real-engines s08)."""
+    name = wl.labels.get(PRIORITY_LABEL)
+    if name is None or team is None:
+        return []
+    pcs = plan.spec.platform.priority_classes
+    defined = [pcs.inference.name, pcs.training.name, pcs.batch.name]
+    path = f"metadata.labels.{PRIORITY_LABEL}"
+    if team_queue(plan, team) is None:
+        return [Finding("priority", "warning", path, f"has no effect: {plan.name} does not use Kueue")]
+    if name not in defined:
+        return [
+            Finding(
+                "priority",
+                "error",
+                path,
+                f"{name!r} is not a WorkloadPriorityClass of {plan.name}",
+                f"one of {', '.join(defined)}",
+            )
+        ]
+    allowed = list(team.priority_classes) or defined
+    if name not in allowed:
+        return [
+            Finding(
+                "priority",
+                "error",
+                path,
+                f"team {team.name} may not use {name!r}: Kueue would still admit the workload at that priority "
+                "and could preempt other teams' workloads with it (only pods' priorityClassName is fenced)",
+                f"one of {', '.join(allowed)}",
+            )
+        ]
+    return []
+
+
+__all__ = [
+    "PRIORITY_LABEL",
+    "QUEUE_LABEL",
+    "expected_queues",
+    "kueue_priority_findings",
+    "queue_findings",
+    "team_queue",
+]

@@ -110,8 +110,30 @@ def tolerates(tolerations: list[Any], taint: NodeTaint) -> bool:
     return False
 
 
+def is_extended_resource(name: str) -> bool:
+    """Kubernetes' IsExtendedResourceName: a name with a domain outside kubernetes.io (not cpu, memory,
+    hugepages-*, ephemeral-storage) and not a quota key (``requests.*``)."""
+    return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
+
+
+def admission_tolerations(pod: Obj) -> list[Obj]:
+    """What GKE's ExtendedResourceToleration admission plugin adds ("Run GPUs in Standard node pools",
+    cloud.google.com/kubernetes-engine/docs/how-to/gpus): for every extended resource a container or init
+    container names (in requests, or in limits, which default the requests), whatever the quantity, a
+    toleration {key: <resource>, operator: Exists, effect: NoSchedule}. Observed on kube-apiserver
+    1.33 (tests/e2e/test_quota_limits.py)."""
+    names: set[str] = set()
+    for c in (*containers(pod), *init_containers(pod)):
+        res = as_dict(c.get("resources"))
+        for part in ("requests", "limits"):
+            names.update(str(n) for n in as_dict(res.get(part)) if is_extended_resource(str(n)))
+    return [{"key": n, "operator": "Exists", "effect": "NoSchedule"} for n in sorted(names)]
+
+
 def untolerated(pod: Obj, pool: PoolNodes) -> list[NodeTaint]:
-    tolerations = as_list(pod.get("tolerations"))
+    """Blocking taints of the pool the pod does not tolerate once admitted (its own tolerations plus
+    the ones the API server adds)."""
+    tolerations = [*as_list(pod.get("tolerations")), *admission_tolerations(pod)]
     return [t for t in pool.taints if t.effect in BLOCKING_EFFECTS and not tolerates(tolerations, t)]
 
 

@@ -3,15 +3,27 @@ model or generation, priority classes, and the Kueue queue label."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 from gke_accel.catalog import load_catalog
-from gke_accel.workloads._model import EnvironmentPlan, TeamSpec, accelerator_key, quota_key, team_namespace
+from gke_accel.workloads._model import (
+    GPU_RESOURCE,
+    TPU_RESOURCE,
+    EnvironmentPlan,
+    TeamQueue,
+    TeamSpec,
+    accelerator_key,
+    platform_manifests,
+    queue_plan_of,
+    quota_key,
+    team_namespace,
+)
 from gke_accel.workloads.lint.findings import Finding
+from gke_accel.workloads.lint.queues import team_queue
 from gke_accel.workloads.manifests import PodGroup, Workload
 from gke_accel.workloads.nodes import PoolNodes
-from gke_accel.workloads.quantity import show
+from gke_accel.workloads.quantity import parse_quantity, show
 
 GIB = Decimal(2) ** 30
 
@@ -52,9 +64,73 @@ class Placed:
     pools: list[PoolNodes]
 
 
-def quota_findings(wl: Workload, team: TeamSpec, placed: list[Placed]) -> list[Finding]:
-    """Requests of all the workload's pods at once against the team's ResourceQuota (per resource)
-    and its share per accelerator model or TPU generation (``teams[].accelerators``)."""
+@dataclass(frozen=True)
+class Enforced:
+    """What the cluster enforces for one team namespace: its ResourceQuota ``compute`` (``hard``, as
+    the platform writes it) and, where queues are on, its Kueue ClusterQueue."""
+
+    hard: dict[str, Decimal]
+    queue: TeamQueue | None = None
+    flavor_pools: dict[str, tuple[str, ...]] = field(default_factory=dict)  # Kueue flavor -> its pools
+
+
+def enforced_by_namespace(plan: EnvironmentPlan) -> dict[str, Enforced]:
+    queues = queue_plan_of(plan)
+    by_ns = {t.namespace: t for t in queues.teams} if queues is not None else {}
+    flavor_pools = {f.name: f.pools for f in queues.flavors} if queues is not None else {}
+    out: dict[str, Enforced] = {}
+    for m in platform_manifests(plan):
+        meta = m.get("metadata") or {}
+        if m.get("kind") == "ResourceQuota" and meta.get("name") == "compute":
+            hard = {str(k): q for k, v in (m["spec"].get("hard") or {}).items() if (q := parse_quantity(v)) is not None}
+            ns = str(meta.get("namespace"))
+            out[ns] = Enforced(hard, by_ns.get(ns), flavor_pools)
+    return out
+
+
+def _accelerator(requests: dict[str, Decimal]) -> str | None:
+    return next((r for r in (TPU_RESOURCE, GPU_RESOURCE) if requests.get(r)), None)
+
+
+def _kueue_findings(wl: Workload, team: TeamSpec, placed: list[Placed], enforced: Enforced) -> list[Finding]:
+    """Kueue admits a workload whole, per flavor up to the ClusterQueue's nominal quota plus what it
+    may borrow from the cohort; beyond that it never admits it."""
+    queue = enforced.queue
+    if queue is None:
+        return []
+    per_flavor: dict[str, Decimal] = {}
+    for p in placed:
+        res = _accelerator(p.requests)
+        names = {x.name for x in p.pools}
+        candidates = [f for f, pools in enforced.flavor_pools.items() if names & set(pools)]
+        if res is None or not candidates:
+            continue
+        best = max(candidates, key=lambda f: queue.flavor_ceilings.get(f, 0))
+        per_flavor[best] = per_flavor.get(best, Decimal(0)) + p.requests[res] * p.group.pods
+    out = []
+    for flavor, amount in per_flavor.items():
+        ceiling = queue.flavor_ceilings.get(flavor, 0)
+        if amount > ceiling:
+            nominal = queue.quota(flavor).nominal
+            out.append(
+                Finding(
+                    "quota",
+                    "error",
+                    wl.ref,
+                    f"needs {show(amount)} of Kueue flavor {flavor} at once; team {team.name}'s ClusterQueue "
+                    f"{queue.cluster_queue} admits at most {ceiling} there (nominal {nominal} + "
+                    f"{ceiling - nominal} it may borrow): Kueue never admits it",
+                    "fewer pods or chips, or more nominal quota or borrowing for the team",
+                )
+            )
+    return out
+
+
+def quota_findings(wl: Workload, team: TeamSpec, placed: list[Placed], enforced: Enforced) -> list[Finding]:
+    """Requests of all the workload's pods at once against what the cluster enforces: the team's
+    ResourceQuota per resource (accelerators, cpu, memory, pods), then, with queues, Kueue's nominal +
+    borrowable quota per flavor. The team's share per accelerator model (``teams[].accelerators``) is
+    enforced only through Kueue; without queues exceeding it is a warning (real-engines s13, p08)."""
     catalog = load_catalog()
     totals: dict[str, Decimal] = {}
     per_accel: dict[str, Decimal] = {}  # node label value (nvidia-l4, tpu-v5-lite-podslice) -> chips
@@ -64,68 +140,54 @@ def quota_findings(wl: Workload, team: TeamSpec, placed: list[Placed]) -> list[F
         for name, amount in p.requests.items():
             totals[name] = totals.get(name, Decimal(0)) + amount * p.group.pods
         accels = {x.plan.accelerator for x in p.pools if x.plan.kind != "system"}
-        res = "google.com/tpu" if p.requests.get("google.com/tpu") else "nvidia.com/gpu"
-        if p.requests.get(res) and len(accels) == 1:
+        res = _accelerator(p.requests)
+        if res is not None and len(accels) == 1:
             accel = accels.pop()
             per_accel[accel] = per_accel.get(accel, Decimal(0)) + p.requests[res] * p.group.pods
-    quota: dict[str, Decimal] = {}
-    shares: dict[str, tuple[str, int]] = {}
-    for accel_name, chips in team.accelerators.items():
-        key = accelerator_key(accel_name, catalog)
-        if key is not None:
-            quota[key[0]] = quota.get(key[0], Decimal(0)) + chips
-            shares[key[1]] = (accel_name, chips)
+    totals["pods"] = Decimal(pods)
     out = []
-    for res in ("google.com/tpu", "nvidia.com/gpu"):
-        have = totals.get(res, Decimal(0))
-        if have > quota.get(res, Decimal(0)):
-            limit = show(quota.get(res, Decimal(0)))
+    for res in (TPU_RESOURCE, GPU_RESOURCE, "cpu", "memory", "pods"):
+        key = "pods" if res == "pods" else quota_key(res) if "/" in res else f"requests.{res}"
+        have, limit = totals.get(res, Decimal(0)), enforced.hard.get(key, Decimal(0))
+        if have > limit:
+            unit = (lambda q: f"{show(q / GIB)}Gi") if res == "memory" else show
+            message = (
+                f"runs {pods} pods at once; team {team.name} may run {show(limit)} (ResourceQuota pods)"
+                if res == "pods"
+                else f"requests {unit(have)} {res} at once; team {team.name}'s quota is {key}={unit(limit)}: "
+                "the pods beyond it are refused"
+            )
             out.append(
                 Finding(
                     "quota",
                     "error",
                     wl.ref,
-                    f"requests {show(have)} {res} at once; team {team.name}'s quota is "
-                    f"{quota_key(res)}={limit}: the pods beyond it are refused",
+                    message,
                     "fewer pods or chips, or a larger quota in the environment config",
                 )
             )
-    if not out:
-        for accel, amount in per_accel.items():
-            name, allowed = shares.get(accel, (accel, 0))
-            if amount > allowed:
-                out.append(
-                    Finding(
-                        "quota",
-                        "error",
-                        wl.ref,
-                        f"uses {show(amount)} {name} at once; team {team.name} may use {allowed} "
-                        "(its share per accelerator; Kubernetes enforces only the total per resource)",
-                        f"at most {allowed}, or raise teams[].accelerators.{name}",
-                    )
+    if out:
+        return out
+    if enforced.queue is not None:
+        return _kueue_findings(wl, team, placed, enforced)
+    shares: dict[str, tuple[str, int]] = {}
+    for accel_name, chips in team.accelerators.items():
+        key2 = accelerator_key(accel_name, catalog)
+        if key2 is not None:
+            shares[key2[1]] = (accel_name, chips)
+    for accel, amount in per_accel.items():
+        name, allowed = shares.get(accel, (accel, 0))
+        if amount > allowed:
+            out.append(
+                Finding(
+                    "share",
+                    "warning",
+                    wl.ref,
+                    f"uses {show(amount)} {name} at once; team {team.name}'s share is {allowed}: not enforced "
+                    "without queues (the ResourceQuota counts every model of the resource together)",
+                    f"at most {allowed}, raise teams[].accelerators.{name}, or enable queues",
                 )
-    memory_limit = Decimal(team.memory_gib) * GIB
-    if totals.get("cpu", Decimal(0)) > team.cpu:
-        out.append(
-            Finding(
-                "quota",
-                "error",
-                wl.ref,
-                f"requests {show(totals['cpu'])} cpu at once; team {team.name}'s quota is requests.cpu={team.cpu}",
             )
-        )
-    if totals.get("memory", Decimal(0)) > memory_limit:
-        out.append(
-            Finding(
-                "quota",
-                "error",
-                wl.ref,
-                f"requests {show(totals['memory'] / GIB)}Gi memory at once; team {team.name}'s quota is "
-                f"requests.memory={team.memory_gib}Gi",
-            )
-        )
-    if pods > team.pods:
-        out.append(Finding("quota", "error", wl.ref, f"runs {pods} pods at once; team {team.name} may run {team.pods}"))
     return out
 
 
@@ -146,6 +208,8 @@ def priority_findings(plan: EnvironmentPlan, wl: Workload, g: PodGroup, team: Te
     effective = name or pcs.training.name  # training is the cluster's global default
     if team is not None and team.priority_classes and effective not in team.priority_classes:
         why = "" if name else f" (no priorityClassName: the default {effective!r} applies)"
+        if team_queue(plan, team) is not None:
+            why += "; Kueue still admits the workload at that priority and holds its quota (real-engines s08)"
         return [
             Finding(
                 "priority",
