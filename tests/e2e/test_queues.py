@@ -29,7 +29,7 @@ from gke_accel.model.queues.plan import QueuePlan
 from helpers import base_config, to_yaml
 
 TEAMS = ("q-research", "q-nlp", "q-serving")  # not the other e2e tests' namespaces
-PRIORITY = {"inference": "inference", "training": "training"}
+PRIORITY = {"inference": "inference", "training": "training", "batch": "batch"}
 
 
 def shared_environment() -> tuple[EnvironmentPlan, QueuePlan]:
@@ -230,7 +230,7 @@ def test_over_nominal_waits_then_borrows_idle_chips_then_the_lender_reclaims(fre
     c.apply([job("q-research", "own", hosts=4), job("q-nlp", "nlp-own", hosts=2)])
     c.wait_for(lambda: admitted(c, "q-research", "own") and admitted(c, "q-nlp", "nlp-own"), what="nominal jobs")
     # research asks for 16 more: only serving's 8 are idle, so it waits
-    c.apply([job("q-research", "borrow", hosts=4)])
+    c.apply([job("q-research", "borrow", hosts=4, priority="batch")])
     time.sleep(3)
     assert not admitted(c, "q-research", "borrow")
     w = workload_of(c, "q-research", "borrow")
@@ -240,7 +240,8 @@ def test_over_nominal_waits_then_borrows_idle_chips_then_the_lender_reclaims(fre
     c.wait_for(lambda: admitted(c, "q-research", "borrow"), what="the over-nominal job borrows idle chips")
     # the ResourceQuota (the Kueue ceiling, 32 chips) lets the borrowing job's pods in: 8 pods x 4 chips
     c.wait_for(lambda: len(c.get("pods", namespace="q-research")["items"]) == 8, what="8 pods of 2 admitted jobs")
-    # nlp wants its share back: its new job reclaims by preempting research's borrowing job
+    # nlp wants its share back: its training reclaims by preempting research's borrowing *batch* job
+    # (reclaimWithinCohort: LowerPriority; equal-priority borrowers: the next test)
     c.apply([job("q-nlp", "nlp-back", hosts=2)])
     c.wait_for(lambda: admitted(c, "q-nlp", "nlp-back"), what="the lending team's new job admitted")
     evicted = condition(workload_of(c, "q-research", "borrow"), "Evicted")
@@ -269,6 +270,74 @@ def test_inference_preempts_training_not_the_reverse(fresh_queues: LocalCluster)
     c.wait_for(lambda: admitted(c, "q-serving", "serve"), what="the inference job admitted")
     evicted = condition(workload_of(c, "q-serving", "train"), "Evicted")
     assert evicted is not None and evicted["reason"] == "Preempted"
+
+
+def evicted(cluster: LocalCluster, namespace: str, name: str) -> dict[str, Any] | None:
+    return condition(workload_of(cluster, namespace, name), "Evicted")
+
+
+def test_a_borrowing_inference_job_is_not_preempted_by_a_reclaiming_training_job(fresh_queues: LocalCluster) -> None:
+    """Clause (a), real-engines Part B ser-25: with reclaimWithinCohort Any, training of the lending teams
+    reclaimed their chips from a borrowing inference job four times."""
+    c = fresh_queues
+    # research within nominal (16), serving's inference at its peak: 16 = nominal 8 + 8 borrowed from nlp
+    c.apply([job("q-research", "own", hosts=4), job("q-serving", "peak", hosts=4, priority="inference")])
+    c.wait_for(lambda: admitted(c, "q-research", "own") and admitted(c, "q-serving", "peak"), what="32 of 32 chips")
+
+    def tpu_usage() -> tuple[str, str]:
+        cq = c.get("clusterqueue.kueue.x-k8s.io", "q-serving")
+        flavors = cq.get("status", {}).get("flavorsUsage", [])
+        used = [r for f in flavors for r in f["resources"] if r["name"] == "google.com/tpu"]
+        return (used[0].get("total", "0"), used[0].get("borrowed", "0")) if used else ("0", "0")
+
+    # the inference job is borrowing (the ClusterQueue status follows the admission within seconds)
+    assert c.wait_for(lambda: tpu_usage() == ("16", "8") and tpu_usage(), what="serving's usage 16, 8 borrowed")
+    # nlp's training within its nominal quota (8) waits: it may not reclaim from a higher priority
+    c.apply([job("q-nlp", "reclaim", hosts=2)])
+    c.wait_for(lambda: workload_of(c, "q-nlp", "reclaim") is not None, what="the training job's workload")
+    time.sleep(5)  # several Kueue scheduling cycles
+    assert not admitted(c, "q-nlp", "reclaim")
+    assert evicted(c, "q-serving", "peak") is None and evicted(c, "q-research", "own") is None
+    # the peak is over: nlp gets its nominal quota back
+    c.kubectl("delete", "job", "peak", "-n", "q-serving", "--cascade=foreground")
+    c.wait_for(lambda: admitted(c, "q-nlp", "reclaim"), what="nlp's training admitted after the peak")
+
+
+def test_inference_at_its_peak_takes_borrowed_chips_from_other_teams_training(fresh_queues: LocalCluster) -> None:
+    """Inference borrows by preempting another team's *borrowing* training (borrowWithinCohort LowerPriority,
+    maxPriorityThreshold = training); training within its team's nominal quota is never a victim."""
+    c = fresh_queues
+    c.apply([job("q-research", "own", hosts=4), job("q-research", "borrow", hosts=4)])  # 16 + 16 borrowed
+    c.wait_for(lambda: admitted(c, "q-research", "own") and admitted(c, "q-research", "borrow"), what="32 chips")
+    c.apply([job("q-serving", "peak", hosts=4, priority="inference")])  # 16: nominal 8 + 8 borrowed
+    c.wait_for(lambda: admitted(c, "q-serving", "peak"), what="the inference peak admitted")
+    # Kueue takes from the borrowing ClusterQueue as a whole: one of research's two 16-chip jobs goes, the
+    # other keeps research at its nominal 16 (which is never taken)
+    reasons = [(evicted(c, "q-research", n) or {}).get("reason") for n in ("own", "borrow")]
+    assert sorted(map(str, reasons)) == ["None", "Preempted"], reasons
+    assert [admitted(c, "q-research", n) for n in ("own", "borrow")].count(True) == 1
+
+
+def test_a_team_gets_its_nominal_back_from_another_teams_borrowing_training(fresh_queues: LocalCluster) -> None:
+    """Clause (c) with equal priorities: no preemption (LowerPriority), but the freed chips go to the team
+    within its nominal quota before any borrowing work (Kueue admits non-borrowing workloads first), even
+    before a borrowing job that was queued earlier."""
+    c = fresh_queues
+    c.apply([job("q-research", "own", hosts=4), job("q-serving", "s-own", hosts=2)])
+    c.wait_for(lambda: admitted(c, "q-research", "own") and admitted(c, "q-serving", "s-own"), what="24 chips")
+    c.apply([job("q-research", "borrow", hosts=2)])  # nlp's idle 8
+    c.wait_for(lambda: admitted(c, "q-research", "borrow"), what="research borrows nlp's idle chips")
+    c.apply([job("q-research", "borrow-2", hosts=2)])  # queued first
+    c.wait_for(lambda: workload_of(c, "q-research", "borrow-2") is not None, what="borrow-2's workload")
+    time.sleep(2)
+    c.apply([job("q-nlp", "back", hosts=2)])
+    c.wait_for(lambda: workload_of(c, "q-nlp", "back") is not None, what="nlp's workload")
+    time.sleep(3)
+    assert not admitted(c, "q-nlp", "back") and evicted(c, "q-research", "borrow") is None
+    c.kubectl("delete", "job", "borrow", "-n", "q-research", "--cascade=foreground")
+    c.wait_for(lambda: admitted(c, "q-nlp", "back"), what="nlp's nominal chips back")
+    time.sleep(2)
+    assert not admitted(c, "q-research", "borrow-2")  # 32 of 32 in use: the earlier borrowing job still waits
 
 
 def jobset(team: str, name: str, hosts: int) -> dict[str, Any]:

@@ -125,12 +125,13 @@ def test_kueue_objects() -> None:
     assert {s["cohortName"] for s in cqs.values()} == {"test"}
     serving = cqs["serving"]
     assert serving["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "serving"}}
+    # reclaim only from lower priority: training never reclaims from a borrowing inference job (docs/queues.md)
     assert serving["preemption"] == {
-        "reclaimWithinCohort": "Any",
+        "reclaimWithinCohort": "LowerPriority",
         "withinClusterQueue": "LowerPriority",
         "borrowWithinCohort": {"policy": "LowerPriority", "maxPriorityThreshold": 10000},
     }
-    assert "borrowWithinCohort" not in cqs["nlp"]["preemption"]
+    assert cqs["nlp"]["preemption"] == {"reclaimWithinCohort": "LowerPriority", "withinClusterQueue": "LowerPriority"}
     groups = {tuple(g["coveredResources"]): g["flavors"] for g in serving["resourceGroups"]}
     assert groups[("google.com/tpu",)] == [
         {"name": "v5e-4x4", "resources": [{"name": "google.com/tpu", "nominalQuota": 8}]}

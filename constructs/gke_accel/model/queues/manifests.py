@@ -101,7 +101,11 @@ def cluster_queue(plan: QueuePlan, team: TeamQueue, classes: PriorityClassesSpec
                 ],
             }
         )
-    preemption: dict[str, Any] = {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"}
+    # docs/queues.md "Preemption": a team reclaims its nominal quota only from lower-priority borrowers
+    # (reclaimWithinCohort Any let training reclaim from a borrowing inference job: real-engines Part B,
+    # ser-25 preempted 4 times); equal-priority borrowers give the chips back as they finish, Kueue
+    # admitting work within nominal quota before any borrowing work.
+    preemption: dict[str, Any] = {"reclaimWithinCohort": "LowerPriority", "withinClusterQueue": "LowerPriority"}
     if team.preempt_when_borrowing:
         preemption["borrowWithinCohort"] = {
             "policy": "LowerPriority",
