@@ -23,7 +23,7 @@ from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 from gke_accel.model.queues.rules import check_queues
-from gke_accel.model.security.rules import check_security
+from gke_accel.model.security.rules import check_security, prefix_problem
 
 BUCKET_NAME = re.compile(r"[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]")
 PROJECT_NUMBER = re.compile(r"[1-9][0-9]{5,18}")
@@ -49,6 +49,15 @@ def _check_environment(spec: EnvironmentSpec, issues: IssueCollector) -> None:
         issues.bad("backend.bucket", None, "is required for a gcs backend", "a GCS bucket name for Terraform state")
     if b.type == "local" and b.bucket:
         issues.bad("backend.bucket", b.bucket, "is only used with type 'gcs'", "leave it out, or type: gcs")
+    if b.type == "local" and b.prefix is not None:
+        issues.bad(
+            "backend.prefix",
+            b.prefix,
+            "is only used with type 'gcs' (a local backend ignores it)",
+            "leave it out, or type: gcs",
+        )
+    elif b.prefix is not None and (problem := prefix_problem(b.prefix)):
+        issues.bad("backend.prefix", b.prefix, problem, "folder names joined by '/', such as gke-accel/prod")
 
 
 def _check_cluster_size(cluster: ClusterPlan, pools: list[NodePoolPlan], issues: IssueCollector) -> None:
