@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gke_accel.model.core.errors import ConfigError, ConfigIssue
+from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file
 from gke_accel.model.environment.load import load_environment
 from gke_accel.model.environment.plan import EnvironmentPlan
 from gke_accel.model.security.rules import shared_backends
@@ -44,8 +43,8 @@ def _raw_files(files: dict[str, Path]) -> dict[str, tuple[str, Any]]:
     state locations are compared across all files even when only some are loaded."""
     raw: dict[str, tuple[str, Any]] = {}
     for name, path in files.items():
-        try:
-            raw[name] = (str(path), yaml.safe_load(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, yaml.YAMLError):
+        try:  # the same guards as every config read (size, encoding, alias bombs)
+            raw[name] = (str(path), load_config_file(path))
+        except ConfigInputError:
             raw[name] = (str(path), None)
     return raw
