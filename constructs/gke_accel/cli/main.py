@@ -32,7 +32,7 @@ from gke_accel.cli.summary import environment_summary
 from gke_accel.cli.tables import fit_text
 from gke_accel.frameworks import FrameworkError
 from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan
-from gke_accel.output_dir import OutputDirError
+from gke_accel.output_dir import OutputDirError, check_output_dir
 
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 MANIFESTS_DIR = "manifests"  # synth also writes the platform's objects here, for `scan`
@@ -79,6 +79,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     for plan in plans:
         print(environment_report(plan) + "\n")
     sys.stdout.flush()
+    check_output_dir(args.outdir)  # a folder it may not write is refused now, not after the bindings load
     with progress.long_step("loading the CDK framework and provider bindings"):
         from gke_accel.stacks.app import synth_environments  # loads jsii and the provider bindings
 
