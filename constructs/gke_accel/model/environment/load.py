@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -77,10 +78,13 @@ def _check_cluster_size(cluster: ClusterPlan, pools: list[NodePoolPlan], issues:
         )
 
 
-def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalog | None = None) -> EnvironmentPlan:
-    """Validate an environment spec; raise ConfigError listing every issue found."""
+def plan_environment(
+    spec: EnvironmentSpec, *, source: str = "", catalog: Catalog | None = None, prior: Sequence[ConfigIssue] = ()
+) -> EnvironmentPlan:
+    """Validate an environment spec; raise ConfigError listing every issue found (``prior``: issues
+    found while parsing, such as unknown keys, reported with these)."""
     catalog = catalog or load_catalog()
-    issues = IssueCollector()
+    issues = IssueCollector(list(prior))
     _check_environment(spec, issues)
     cluster = plan_cluster(spec.cluster, region=spec.region, issues=issues, catalog=catalog)
     pools: list[NodePoolPlan] = []
@@ -131,7 +135,7 @@ def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalo
 
 def parse_environment(data: Any, *, source: str = "") -> EnvironmentSpec:
     spec, issues = parse_dataclass(EnvironmentSpec, data)
-    if spec is None:
+    if spec is None or issues:
         raise ConfigError(issues, source)
     return spec
 
@@ -158,10 +162,12 @@ def load_environment_text(
 
 
 def _plan_data(data: Any, *, source: str, expected_name: str | None, catalog: Catalog | None) -> EnvironmentPlan:
-    spec = parse_environment(data, source=source)
+    spec, issues = parse_dataclass(EnvironmentSpec, data)
+    if spec is None:
+        raise ConfigError(issues, source)
     if expected_name is not None and spec.environment != expected_name:
-        raise ConfigError(
-            [ConfigIssue("environment", f"{show(spec.environment)} does not match the file name", expected_name)],
-            source,
+        issues.append(
+            ConfigIssue("environment", f"{show(spec.environment)} does not match the file name", expected_name)
         )
-    return plan_environment(spec, source=source, catalog=catalog)
+    # unknown keys (already in ``issues``) do not stop the checks of the known fields: all at once
+    return plan_environment(spec, source=source, catalog=catalog, prior=issues)
