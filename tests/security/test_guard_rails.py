@@ -202,8 +202,9 @@ def test_rule_rejects_bad_value(rule: Rule) -> None:
     assert_rule_rejects(rule)
 
 
-def _write(folder: Path, name: str, backend: dict[str, str]) -> None:
+def _write(folder: Path, name: str, backend: dict[str, str], cluster: str | None = None) -> None:
     data = set_path(set_path(base_config(), "environment", name), "backend", backend)
+    data = set_path(data, "cluster.name", cluster or f"ml-{name}")  # each environment its own cluster
     (folder / f"{name}.yaml").write_text(yaml.safe_dump(data))
 
 
@@ -235,6 +236,19 @@ def test_a_prefix_terraform_cleans_into_another_environments_state_is_a_shared_s
     with pytest.raises(ConfigError) as info:
         load_environments(tmp_path, ["prod"])
     assert "prod.yaml: backend" in info.value.render() and "also the state of staging" in info.value.render()
+
+
+def test_a_copied_environment_that_keeps_the_project_and_cluster_is_refused(tmp_path: Path) -> None:
+    # copying dev.yaml to qa.yaml and changing only `environment:` validated clean
+    _write(tmp_path, "dev", {"type": "local"}, cluster="ml-shared")
+    _write(tmp_path, "qa", {"type": "local"}, cluster="ml-shared")
+    with pytest.raises(ConfigError) as info:
+        load_environments(tmp_path, ["qa"])
+    text = info.value.render()
+    assert "qa.yaml: cluster.name" in text
+    assert "'ml-shared' in project 'acme-ml-test' is also the cluster of dev" in text
+    _write(tmp_path, "qa", {"type": "local"}, cluster="ml-qa")
+    assert [p.name for p in load_environments(tmp_path)] == ["dev", "qa"]
 
 
 def test_distinct_state_locations_load(tmp_path: Path) -> None:

@@ -255,3 +255,27 @@ def shared_backends(raw: Mapping[str, tuple[str, Any]]) -> list[ConfigIssue]:
                 )
             )
     return issues
+
+
+def shared_clusters(raw: Mapping[str, tuple[str, Any]]) -> list[ConfigIssue]:
+    """One issue per environment whose project and cluster name another environment file also uses
+    (a copied dev.yaml with only ``environment:`` changed): both stacks would manage one GKE cluster,
+    its node pools, service accounts and key ring, and each apply would undo the other's."""
+    owners: dict[tuple[str, str], list[str]] = {}
+    for env, (_, data) in raw.items():
+        cluster = data.get("cluster") if isinstance(data, Mapping) else None
+        if isinstance(cluster, Mapping) and data.get("project_id") and cluster.get("name"):
+            owners.setdefault((str(data["project_id"]), str(cluster["name"])), []).append(env)
+    issues = []
+    for (project, name), envs in sorted(owners.items()):
+        for env in envs if len(envs) > 1 else []:
+            others = ", ".join(e for e in envs if e != env)
+            issues.append(
+                ConfigIssue(
+                    f"{raw[env][0]}: cluster.name",
+                    f"{name!r} in project {project!r} is also the cluster of {others}; both stacks would "
+                    "manage one cluster and each apply would undo the other's",
+                    "a cluster name of its own (or another project_id) for every environment",
+                )
+            )
+    return issues
