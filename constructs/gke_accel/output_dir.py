@@ -2,13 +2,15 @@
 
 A command writes into a folder that is new, empty, or marked by an earlier gke-accel run (the
 ``.gke-accel-output`` marker file). It refuses the repository itself, any parent of it, the home
-folder, and any folder holding files gke-accel did not write. Output is built in a staging folder
+folder, anything inside a ``.git`` folder, and any folder holding files gke-accel did not write.
+One run at a time writes a folder (a ``flock`` on the marker). Output is built in a staging folder
 inside the output folder and swapped in whole when complete, so the folder shows exactly the
 current config (no stale stacks or manifests) and an interrupted run leaves the previous output.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -22,6 +24,8 @@ from pathlib import Path
 MARKER = ".gke-accel-output"
 MARKER_TEXT = "Written by gke-accel. Everything in this folder is replaced by the next run.\n"
 STAGING_PREFIX = ".staging-"
+# Terraform's own files in a stack folder (local state, provider cache, lock file): never ours to delete.
+TERRAFORM_FILES = (".terraform", ".terraform.lock.hcl", "*.tfstate", "*.tfstate.backup", "terraform.tfstate.d")
 
 
 class OutputDirError(Exception):
@@ -39,8 +43,24 @@ def _protected_roots() -> list[Path]:
     return [r for r in roots if (r / "pyproject.toml").exists() or (r / ".git").exists()]
 
 
+def _stack_is_ours(stack: Path) -> bool:
+    """A stack folder holding only a cdk.tf.json that gke-accel synthesized (every resource it labels
+    carries ``managed-by: gke-accel``) and Terraform's own files."""
+    allowed = ("cdk.tf.json", *TERRAFORM_FILES)
+    if not stack.is_dir() or not all(any(p.match(a) for a in allowed) for p in stack.iterdir()):
+        return False
+    try:
+        with open(stack / "cdk.tf.json", "rb") as f:
+            head = f.read(4 * 1024 * 1024)
+    except OSError:
+        return False
+    return b'"managed-by": "gke-accel"' in head
+
+
 def _looks_like_cdktf_output(folder: Path) -> bool:
-    """A folder the cdktf CLI synthesized our app into (``manifest.json`` + ``stacks/`` only)."""
+    """A folder the cdktf CLI synthesized our app into: ``manifest.json`` + ``stacks/`` only, where the
+    manifest lists exactly the stack folders and each is one of ours (another project's cdktf.out, or
+    a stack folder holding someone's files, is not ours to delete)."""
     names = {p.name for p in folder.iterdir()}
     if not names or not names <= {"manifest.json", "stacks", MARKER}:
         return False
@@ -48,12 +68,21 @@ def _looks_like_cdktf_output(folder: Path) -> bool:
         manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    return isinstance(manifest, dict) and "stacks" in manifest
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("stacks"), dict):
+        return False
+    listed = set(manifest["stacks"])
+    present = {p.name for p in (folder / "stacks").iterdir()} if (folder / "stacks").is_dir() else set()
+    return listed == present and all(_stack_is_ours(folder / "stacks" / name) for name in present)
 
 
 def check_output_dir(path: str | Path, *, option: str = "--outdir") -> Path:
     """The resolved folder, or OutputDirError when a command must not write there."""
     folder = Path(path).expanduser().resolve()
+    if ".git" in folder.parts:
+        raise OutputDirError(
+            f"{option} {path}: is inside a .git folder ({folder}); git's own files would be replaced. "
+            "Choose a folder of its own (e.g. cdktf.out)"
+        )
     home = Path.home().resolve()
     for root in [*_protected_roots(), home]:
         if folder == root or folder in root.parents:
@@ -75,15 +104,37 @@ def check_output_dir(path: str | Path, *, option: str = "--outdir") -> Path:
 
 
 def claim_output_dir(path: str | Path, *, option: str = "--outdir") -> Path:
-    """Check ``path``, create it if needed and mark it as gke-accel's output folder."""
+    """Check ``path``, create it if needed and mark it as gke-accel's output folder (no lock: see
+    ``claimed_output_dir``, which every writer uses)."""
     folder = check_output_dir(path, option=option)
     folder.mkdir(parents=True, exist_ok=True)
     marker = folder / MARKER
     if not marker.exists():
         marker.write_text(MARKER_TEXT, encoding="utf-8")
-    for stale in folder.glob(f"{STAGING_PREFIX}*"):  # left by a run that was killed
-        shutil.rmtree(stale, ignore_errors=True)
     return folder
+
+
+@contextmanager
+def claimed_output_dir(path: str | Path, *, option: str = "--outdir") -> Iterator[Path]:
+    """``claim_output_dir`` holding an exclusive ``flock`` on the marker for the block: a second run
+    into the same folder (another synth, a review writing the head) stops with one line instead of
+    deleting the first run's staging folder. With the lock held, every ``.staging-*`` folder is left
+    by a run that was killed, and is removed."""
+    folder = claim_output_dir(path, option=option)
+    fd = os.open(folder / MARKER, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputDirError(
+                f"{option} {path}: another gke-accel run is writing this folder right now; wait for it to "
+                "finish, or choose another folder"
+            ) from None
+        for stale in folder.glob(f"{STAGING_PREFIX}*"):  # left by a run that was killed
+            shutil.rmtree(stale, ignore_errors=True)
+        yield folder
+    finally:
+        os.close(fd)  # releases the lock
 
 
 @contextmanager
@@ -109,10 +160,6 @@ def _swap(new: Path, target: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
     elif old.exists() or old.is_symlink():
         old.unlink()
-
-
-# Terraform's own files in a stack folder (local state, provider cache, lock file): never ours to delete.
-TERRAFORM_FILES = (".terraform", ".terraform.lock.hcl", "*.tfstate", "*.tfstate.backup", "terraform.tfstate.d")
 
 
 def keep_terraform_files(folder: Path, staging: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,16 @@ def test_wide_tables_wrap_cells_and_keep_every_word() -> None:
     words = " ".join(text.splitlines()[2:]).split()
     assert words.count("us-central1-a,") == 4 and "pool-a" in words
     assert render_table(["a", "b"], [["1", "2"]]) == "a  b\n-  -\n1  2"  # narrow tables are unchanged
+
+
+def test_validate_fits_in_a_deep_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a checkout at a long path (CI runners, nested work folders): paths are printed relative to it
+    checkout = tmp_path / ("a-rather-long-folder-name-" * 3) / ("nested-checkout-" * 3)
+    shutil.copytree(ROOT / "config", checkout / "config")
+    monkeypatch.chdir(checkout)
+    assert main(["validate", "--config-dir", str(checkout / "config")]) == 0
+    out = capsys.readouterr().out
+    assert "source config/prod.yaml" in out
+    assert not _too_wide(out), _too_wide(out)

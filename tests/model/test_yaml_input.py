@@ -79,7 +79,6 @@ def test_broken_yaml_is_one_clear_issue(text: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("data", "expected"),
     [
-        (b"\xef\xbb\xbfa: 1\n", "(file): starts with a byte-order mark (BOM)"),
         (b"\xff\xfea\x00", "(file): is UTF-16 text"),
         (b"a: 1\nb: \xe9t\xe9\n", "line 2: is not UTF-8 text: byte 0xe9 at offset 8"),
     ],
@@ -92,6 +91,26 @@ def test_encoding_errors(data: bytes, expected: str) -> None:
 
 def test_utf8_text_is_accepted() -> None:
     assert decode_config("name: caf\u00e9\n".encode()) == "name: caf\u00e9\n"
+
+
+def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
+    # YAML 1.2 section 5.2: a stream may begin with a byte order mark; Windows editors write one
+    path = tmp_path / "dev.yaml"
+    path.write_bytes(b"\xef\xbb\xbfa: 1\n")
+    assert load_config_file(path) == {"a": 1}
+
+
+def test_many_values_without_aliases_are_not_called_an_alias_bomb() -> None:
+    text = "labels:\n" + "".join(f"  k{i}: v\n" for i in range(60_000))
+    with pytest.raises(ConfigInputError) as err:
+        parse_config_text(text)
+    (message,) = _messages(err)
+    assert "holds more than 100000 values" in message and "alias" not in message
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"b{i}: &b{i} [{', '.join(['*a' if i == 0 else f'*b{i - 1}'] * 10)}]\n" for i in range(5)
+    )
+    with pytest.raises(ConfigInputError, match="through aliases"):
+        parse_config_text(bomb)
 
 
 def test_directory_fifo_device_and_missing_file(tmp_path: Path) -> None:

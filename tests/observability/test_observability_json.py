@@ -270,3 +270,21 @@ def test_shipped_driver_installer_alert_follows_daemonset_pools(shipped: dict[st
     plan = load_environment(Path(__file__).resolve().parents[2] / "config" / f"{env}.yaml")
     daemonset = any(p.driver_mode == "daemonset" for p in plan.pools)
     assert ("gpu-driver-installer" in alerts(shipped[env])) == daemonset
+
+
+def test_webhook_url_from_a_sensitive_variable(synth: Any) -> None:
+    # D7: the URL of a webhook_tokenauth channel carries its token, so it comes from a sensitive
+    # variable set at apply time (TF_VAR_hook_url), as a PagerDuty key does
+    data = set_path(
+        base_config(),
+        "monitoring",
+        {
+            "notification_channels": [{"name": "hook", "type": "webhook", "url_variable": "hook_url"}],
+            "alert_channels": ["hook"],
+        },
+    )
+    doc = synth(data)
+    hook = one(doc, CHANNEL, type="webhook_tokenauth")
+    assert hook["labels"] == {"url": "${var.hook_url}"}
+    assert doc["variable"]["hook_url"]["sensitive"] is True
+    assert "TF_VAR_hook_url" in doc["variable"]["hook_url"]["description"]

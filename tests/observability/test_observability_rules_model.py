@@ -64,6 +64,15 @@ RULES = [
         WITH_ONCALL,
     ),
     Rule(
+        "webhook-one-source",
+        f"{CH}[0]",
+        {"name": "hook", "type": "webhook", "url_variable": "hook_url"},
+        {"name": "hook", "type": "webhook", "url_variable": "hook_url", "url": "https://h.example/x"},
+        f"{CH}[0].url",
+        "is given with url_variable",
+        {CH: [HOOK]},
+    ),
+    Rule(
         "pagerduty-variable",
         f"{CH}[0].service_key_variable",
         "pagerduty_key",
@@ -79,6 +88,35 @@ RULES = [
         "http://h.example/x",
         f"{CH}[0].url",
         "https",
+        {CH: [HOOK]},
+    ),
+    # D7: GCP's webhook_tokenauth channel authenticates by a token in its URL; in config it would land
+    # in git, cdk.tf.json and the review: such a URL comes from a sensitive variable (url_variable)
+    Rule(
+        "webhook-token-in-query",
+        f"{CH}[0].url",
+        "https://hooks.example.com/x?team=ml",
+        "https://hooks.example.com/x?auth_token=SECRET123",
+        f"{CH}[0].url",
+        "carries a token in the query (auth_token)",
+        {CH: [HOOK]},
+    ),
+    Rule(
+        "webhook-userinfo",
+        f"{CH}[0].url",
+        "https://hooks.example.com/x",
+        "https://user:hunter2@hooks.example.com/x",
+        f"{CH}[0].url",
+        "carries a user name or password",
+        {CH: [HOOK]},
+    ),
+    Rule(
+        "webhook-url-variable",
+        f"{CH}[0]",
+        {"name": "hook", "type": "webhook", "url_variable": "hook_url"},
+        {"name": "hook", "type": "webhook", "url_variable": "https://hooks.example.com/x?auth_token=S"},
+        f"{CH}[0].url_variable",
+        "not a Terraform variable name (the secret itself never goes in config)",
         {CH: [HOOK]},
     ),
     # --- references to channels ---
@@ -324,3 +362,13 @@ def test_a_budget_without_billing_account_names_the_field_and_what_is_valid() ->
     text = err.value.render()
     assert "config/x.yaml: budget.billing_account: null is required" in text
     assert "valid: the account ID" in text
+
+
+def test_a_refused_webhook_url_is_not_echoed_with_its_secret() -> None:
+    data = set_path(base_config(), CH, [{**HOOK, "url": "https://u:hunter2@hooks.example.com/x?auth_token=SECRET123"}])
+    with pytest.raises(ConfigError) as info:
+        load_environment_text(to_yaml(data))
+    text = info.value.render()
+    assert "https://***@hooks.example.com/x?auth_token=***" in text
+    assert "hunter2" not in text and "SECRET123" not in text
+    assert "TF_VAR_hook_url" in text

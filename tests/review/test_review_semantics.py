@@ -173,3 +173,34 @@ def test_a_big_change_fits_a_comment_with_summary_and_safety_first() -> None:
 def test_failure_comment_keeps_the_marker() -> None:
     text = failure_markdown("base ref 'origin/nope' is not a commit in this clone", base_ref="origin/nope")
     assert text.startswith(MARKER) and "the review failed" in text and "origin/nope" in text
+
+
+def test_secrets_are_masked_in_every_review_output() -> None:
+    # D7: a webhook_tokenauth URL carries its token; sensitive_labels and a sensitive variable's default
+    # are secrets too. terraform plan prints "(sensitive value)" for them; so does the review.
+    channel = "google_monitoring_notification_channel"
+
+    def stack(token: str, password: str) -> dict[str, Any]:
+        return doc(
+            {
+                channel: {"hook": {"type": "webhook_tokenauth", "labels": {"url": f"https://h.example/x?t={token}"}}},
+                "google_sql_user": {"u": {"name": "u", "password": password}},
+                "google_storage_bucket": {"b": {"name": "b", "website": {"main_page_suffix": f"https://u:{token}@h"}}},
+            },
+            variable={"key": {"type": "string", "sensitive": True, "default": password}},
+        )
+
+    before, after = stack("OLDSECRET1", "OLDPW1"), stack("NEWSECRET2", "NEWPW2")
+    stack_review = StackReview("dev", "changed", diff_stack(before, after), blocks=diff_blocks(before, after))
+    review = Review("main", "abc", [stack_review])
+    from gke_accel.review.render import to_json
+
+    for text in (to_markdown(review), to_json(review)):
+        for secret in ("OLDSECRET1", "NEWSECRET2", "OLDPW1", "NEWPW2"):
+            assert secret not in text
+        assert "(sensitive value)" in text
+    paths = {a.path for c in stack_review.changes for a in c.attributes}
+    assert {"labels.url", "password", "website.main_page_suffix"} <= paths  # still shown as changed
+    refs = doc({channel: {"hook": {"labels": {"url": "${var.hook_url}"}}}})
+    (change,) = diff_stack(doc({channel: {"hook": {"labels": {"url": "${var.old_url}"}}}}), refs)
+    assert change.attributes[0].after == "${var.hook_url}"  # a reference is no secret

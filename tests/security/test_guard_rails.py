@@ -29,6 +29,54 @@ RULES = [
         "cluster.master_authorized_networks[0].cidr",
         "whole internet",
     ),
+    Rule(  # D10: a set of ranges that together are the whole IPv4 internet, outside production too
+        "split-internet-authorized",
+        "cluster.master_authorized_networks",
+        [{"cidr": "10.0.0.0/8", "name": "corp"}, {"cidr": "203.0.114.0/24", "name": "office"}],
+        [{"cidr": "0.0.0.0/1", "name": "a"}, {"cidr": "128.0.0.0/1", "name": "b"}],
+        "cluster.master_authorized_networks",
+        "together open the control plane to the whole internet",
+    ),
+    Rule(  # D10: the documented bound for one public range (docs/security.md)
+        "wide-public-authorized",
+        "cluster.master_authorized_networks[0].cidr",
+        "34.120.0.0/16",
+        "34.0.0.0/8",
+        "cluster.master_authorized_networks[0].cidr",
+        "is a public range wider than /16",
+    ),
+    Rule(  # D10: many small public ranges add up past the bound
+        "many-public-authorized",
+        "cluster.master_authorized_networks",
+        [{"cidr": f"34.{i}.0.0/17", "name": f"n{i}"} for i in range(2)],
+        [{"cidr": f"34.{i}.0.0/17", "name": f"n{i}"} for i in range(3)],
+        "cluster.master_authorized_networks",
+        "together open the control plane to 98,304 public addresses",
+    ),
+    Rule(  # D2: Terraform's gcs backend cleans the prefix with Go's path.Join
+        "prefix-dot-dot",
+        "backend",
+        {"type": "gcs", "bucket": "acme-tfstate", "prefix": "/gke-accel/test/"},
+        {"type": "gcs", "bucket": "acme-tfstate", "prefix": "../../x"},
+        "backend.prefix",
+        "a '..' segment",
+    ),
+    Rule(
+        "prefix-empty-segment",
+        "backend",
+        {"type": "gcs", "bucket": "acme-tfstate", "prefix": "gke-accel/test"},
+        {"type": "gcs", "bucket": "acme-tfstate", "prefix": "gke-accel//test"},
+        "backend.prefix",
+        "an empty segment ('//')",
+    ),
+    Rule(
+        "prefix-on-local-backend",
+        "backend",
+        {"type": "local"},
+        {"type": "local", "prefix": "gke-accel/test"},
+        "backend.prefix",
+        "only used with type 'gcs'",
+    ),
     Rule(
         "prod-public-authorized",
         "cluster.master_authorized_networks[0].cidr",
@@ -154,8 +202,9 @@ def test_rule_rejects_bad_value(rule: Rule) -> None:
     assert_rule_rejects(rule)
 
 
-def _write(folder: Path, name: str, backend: dict[str, str]) -> None:
+def _write(folder: Path, name: str, backend: dict[str, str], cluster: str | None = None) -> None:
     data = set_path(set_path(base_config(), "environment", name), "backend", backend)
+    data = set_path(data, "cluster.name", cluster or f"ml-{name}")  # each environment its own cluster
     (folder / f"{name}.yaml").write_text(yaml.safe_dump(data))
 
 
@@ -173,6 +222,33 @@ def test_the_default_prefix_counts_as_a_state_location(tmp_path: Path) -> None:
     _write(tmp_path, "prod", {"type": "gcs", "bucket": "tfstate"})
     with pytest.raises(ConfigError, match="also the state of"):
         load_environments(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "prefix", ["gke-accel//prod", "./gke-accel/prod", "gke-accel/prod/../prod", "/gke-accel/prod/"]
+)
+def test_a_prefix_terraform_cleans_into_another_environments_state_is_a_shared_state(
+    tmp_path: Path, prefix: str
+) -> None:
+    # Terraform names the object path.Join(prefix, "default.tfstate"): all four are gke-accel/prod/default.tfstate
+    _write(tmp_path, "staging", {"type": "gcs", "bucket": "tfstate", "prefix": prefix})
+    _write(tmp_path, "prod", {"type": "gcs", "bucket": "tfstate", "prefix": "gke-accel/prod"})
+    with pytest.raises(ConfigError) as info:
+        load_environments(tmp_path, ["prod"])
+    assert "prod.yaml: backend" in info.value.render() and "also the state of staging" in info.value.render()
+
+
+def test_a_copied_environment_that_keeps_the_project_and_cluster_is_refused(tmp_path: Path) -> None:
+    # copying dev.yaml to qa.yaml and changing only `environment:` validated clean
+    _write(tmp_path, "dev", {"type": "local"}, cluster="ml-shared")
+    _write(tmp_path, "qa", {"type": "local"}, cluster="ml-shared")
+    with pytest.raises(ConfigError) as info:
+        load_environments(tmp_path, ["qa"])
+    text = info.value.render()
+    assert "qa.yaml: cluster.name" in text
+    assert "'ml-shared' in project 'acme-ml-test' is also the cluster of dev" in text
+    _write(tmp_path, "qa", {"type": "local"}, cluster="ml-qa")
+    assert [p.name for p in load_environments(tmp_path)] == ["dev", "qa"]
 
 
 def test_distinct_state_locations_load(tmp_path: Path) -> None:

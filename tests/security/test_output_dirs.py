@@ -3,6 +3,7 @@ stop on Ctrl-C with one line and no half-written output."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -144,3 +145,97 @@ def test_review_outdir_dot_is_refused_before_anything_is_deleted(
     err = capsys.readouterr().err
     assert code == 1 and "is the repository" in err and "Traceback" not in err
     assert (ROOT / "stacks" / "app.py").exists() and (ROOT / "config" / "dev.yaml").exists()
+
+
+def test_a_second_run_into_a_folder_being_written_stops_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # D3: the second run used to delete the first one's live staging folder (a jsii ENOENT traceback)
+    config = _config(tmp_path / "config", ["nlp", "vision"])
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "constructs"), str(ROOT)])}
+    cmd = [sys.executable, "-c", SLOW_MANIFESTS, "manifests", "--config-dir", str(config), "--out", str(out)]
+    first = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert first.stdout is not None
+        assert first.stdout.readline().strip() == "writing"  # the first run is inside its staging folder
+        code = main(["manifests", "--config-dir", str(config), "--out", str(out)])
+        err = capsys.readouterr().err
+        _, first_err = first.communicate(timeout=120)
+    finally:
+        if first.poll() is None:
+            first.kill()
+    assert code == 1 and err.count("\n") == 1 and "another gke-accel run is writing this folder" in err, err
+    assert first.returncode == 0, first_err
+    assert sorted(p.name for p in out.iterdir()) == [MARKER, "test"]  # complete, no staging folder left
+    assert list((out / "test").glob("*vision.rolebinding.team-member.yaml"))
+
+
+def test_a_staging_folder_of_a_killed_run_is_removed_by_the_next_one(tmp_path: Path) -> None:
+    from gke_accel.output_dir import claimed_output_dir
+
+    folder = claim_output_dir(tmp_path / "out")
+    (folder / ".staging-killed").mkdir()
+    with claimed_output_dir(folder) as claimed:
+        assert not (claimed / ".staging-killed").exists()
+        with pytest.raises(OutputDirError, match="another gke-accel run"), claimed_output_dir(folder):
+            pass
+    with claimed_output_dir(folder):  # released at the end of the block
+        pass
+
+
+def test_a_folder_inside_git_is_refused(tmp_path: Path) -> None:
+    # D8: an empty .git/refs/tags (here through a symlink) took 80 files and broke `git tag`
+    tags = tmp_path / "repo" / ".git" / "refs" / "tags"
+    tags.mkdir(parents=True)
+    link = tmp_path / "out"
+    link.symlink_to(tags)
+    for target in (tags, link, tags / "new"):
+        with pytest.raises(OutputDirError, match=r"inside a \.git folder"):
+            check_output_dir(target)
+    assert not any(tags.iterdir())
+
+
+def _cdktf_out(folder: Path, stacks: dict[str, dict[str, str]]) -> Path:
+    """A folder as the cdktf CLI leaves it (no marker): manifest.json and stacks/<name>/ files."""
+    (folder / "stacks").mkdir(parents=True)
+    (folder / "manifest.json").write_text(json.dumps({"version": "0.21.0", "stacks": {n: {} for n in stacks}}))
+    for name, files in stacks.items():
+        (folder / "stacks" / name).mkdir()
+        for file, text in files.items():
+            (folder / "stacks" / name / file).write_text(text)
+    return folder
+
+
+OURS = '{"resource": {"google_container_cluster": {"c": {"resource_labels": {"managed-by": "gke-accel"}}}}}'
+
+
+def test_another_projects_cdktf_output_is_not_ours(tmp_path: Path) -> None:
+    # D8: stacks/billing-app/ (with a user's README) was deleted as if gke-accel had written it
+    theirs = _cdktf_out(
+        tmp_path / "theirs", {"billing-app": {"cdk.tf.json": '{"resource": {}}', "README-do-not-delete.md": "x"}}
+    )
+    mixed = _cdktf_out(tmp_path / "mixed", {"dev": {"cdk.tf.json": OURS, "notes.md": "mine"}})
+    foreign = _cdktf_out(tmp_path / "foreign", {"billing-app": {"cdk.tf.json": '{"resource": {}}'}})
+    for folder in (theirs, mixed, foreign):
+        with pytest.raises(OutputDirError, match="did not write"):
+            check_output_dir(folder)
+    assert (theirs / "stacks" / "billing-app" / "README-do-not-delete.md").exists()
+    ours = _cdktf_out(tmp_path / "ours", {"dev": {"cdk.tf.json": OURS, ".terraform.lock.hcl": ""}})
+    assert check_output_dir(ours) == ours.resolve()
+
+
+def test_synth_refuses_a_foreign_folder_before_loading_the_bindings(tmp_path: Path) -> None:
+    # D8: the refusal came after 15-19 s of loading jsii and the provider bindings
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "notes.txt").write_text("mine")
+    script = (
+        "import sys\nfrom gke_accel.cli.main import main\n"
+        f"code = main(['synth', '--config-dir', {str(ROOT / 'config')!r}, '--outdir', {str(tmp_path / 'out')!r}])\n"
+        "print(code, 'jsii' in sys.modules)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "constructs")}
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert done.stdout.split()[-2:] == ["1", "False"], done.stdout + done.stderr
+    assert "did not write" in done.stderr and time.perf_counter() - started < 10

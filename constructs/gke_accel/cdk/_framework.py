@@ -7,6 +7,10 @@ checker sees the default's types. The rest of the tree imports these names from 
 
 from typing import TYPE_CHECKING
 
+import gke_accel.cdk._jsii_child  # noqa: F401  (first: jsii's node child then ends with this process)
+
+# isort: split
+
 from constructs import Construct
 
 from gke_accel.frameworks import CDKTN, choose

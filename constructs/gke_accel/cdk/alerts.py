@@ -20,8 +20,9 @@ class NotificationChannels(Construct):
     """One ``google_monitoring_notification_channel`` per configured channel; ``names[name]`` is
     the channel's resource name for alert policies, ``ids[name]`` its ID for budgets.
 
-    A PagerDuty key is never in config: it comes from a sensitive Terraform variable declared here
-    (``service_key_variable``), set at apply time with ``TF_VAR_<name>``.
+    A PagerDuty key or a webhook URL with its token is never in config: it comes from a sensitive
+    Terraform variable declared here (``service_key_variable``, ``url_variable``), set at apply time
+    with ``TF_VAR_<name>``.
     """
 
     def __init__(self, scope: Construct, id: str, *, plan: EnvironmentPlan, labels: dict[str, str]) -> None:
@@ -48,7 +49,18 @@ class NotificationChannels(Construct):
                 sensitive = SensitiveLabels(service_key=key.string_value)
             else:
                 kind = "webhook_tokenauth"
-                channel_labels["url"] = ch.url or ""
+                if ch.url_variable:  # the URL carries the channel's token: never in config or cdk.tf.json
+                    url = TerraformVariable(
+                        self,
+                        f"{ch.name}-url",
+                        type="string",
+                        sensitive=True,
+                        description=f"Webhook URL with its token, channel {ch.name} (set TF_VAR_{ch.url_variable})",
+                    )
+                    url.override_logical_id(ch.url_variable)
+                    channel_labels["url"] = url.string_value
+                else:
+                    channel_labels["url"] = ch.url or ""
             resource = MonitoringNotificationChannel(
                 self,
                 ch.name,

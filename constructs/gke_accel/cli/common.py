@@ -26,6 +26,15 @@ class Parser(argparse.ArgumentParser):
 Subcommands: TypeAlias = "argparse._SubParsersAction[Parser]"
 
 
+def shown_path(path: str | Path) -> str:
+    """``path`` as a person reads it: relative to the working folder when inside it (an absolute path
+    in a deep checkout runs past the line width), else as given."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except (ValueError, OSError):
+        return str(path)
+
+
 def add_command(sub: Subcommands, name: str, summary: str, *examples: str, details: str = "") -> Parser:
     """A subcommand with a one-line ``summary`` (shown in ``gke-accel --help`` and first in its own
     ``--help``), optional ``details`` and at least one example command line."""

@@ -7,6 +7,7 @@ Model only: no provider bindings, no cluster access.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
@@ -14,19 +15,44 @@ from typing import Any
 
 from gke_accel.cli.common import EXIT_CONFIG, EXIT_OK, add_command, selected_plans
 from gke_accel.model import ConfigError, ConfigIssue
+from gke_accel.model.core.yaml_input import (
+    MAX_MANIFEST_BYTES,
+    ConfigInputError,
+    decode_config,
+    read_config_bytes,
+    read_limited_stream,
+)
 from gke_accel.workloads.lint import lint_texts
 
 
+def _binary_stdin() -> Any:
+    """stdin as bytes (a text stream without ``buffer``, as tests pass, is encoded)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is not None:
+        return buffer
+    return io.BytesIO(sys.stdin.read().encode("utf-8"))
+
+
 def read_inputs(files: list[str]) -> list[tuple[str, str]]:
-    texts = []
+    """Each file's text with the config reader's guards: a regular file (no FIFO, device or socket),
+    at most MAX_MANIFEST_BYTES, UTF-8; every unreadable file is reported, all at once."""
+    texts: list[tuple[str, str]] = []
+    issues: list[ConfigIssue] = []
     for name in files:
-        if name == "-":
-            texts.append(("<stdin>", sys.stdin.read()))
-            continue
+        shown = "<stdin>" if name == "-" else name
         try:
-            texts.append((name, Path(name).read_text(encoding="utf-8")))
-        except OSError as exc:
-            raise ConfigError([ConfigIssue(name, f"cannot be read: {exc.strerror or exc}")]) from None
+            if name == "-":
+                data = read_limited_stream(_binary_stdin(), MAX_MANIFEST_BYTES, "a manifest file")
+            else:
+                data = read_config_bytes(Path(name), MAX_MANIFEST_BYTES, "a manifest file")
+            texts.append((shown, decode_config(data)))
+        except ConfigInputError as err:
+            issues += [
+                ConfigIssue(shown if i.path == "(file)" else f"{shown} {i.path}", i.message, i.valid)
+                for i in err.issues
+            ]
+    if issues:
+        raise ConfigError(issues)
     return texts
 
 

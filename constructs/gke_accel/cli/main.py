@@ -26,13 +26,22 @@ from gke_accel.cli import (
     workload_view,
 )
 from gke_accel.cli.catalog_view import catalog_text
-from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, Parser, add_command, add_env_args, selected_plans
+from gke_accel.cli.common import (
+    EXIT_CONFIG,
+    EXIT_ERROR,
+    EXIT_OK,
+    Parser,
+    add_command,
+    add_env_args,
+    selected_plans,
+    shown_path,
+)
 from gke_accel.cli.progress import Progress, exit_now
 from gke_accel.cli.summary import environment_summary
 from gke_accel.cli.tables import fit_text
 from gke_accel.frameworks import FrameworkError
 from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan
-from gke_accel.output_dir import OutputDirError
+from gke_accel.output_dir import OutputDirError, check_output_dir
 
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 MANIFESTS_DIR = "manifests"  # synth also writes the platform's objects here, for `scan`
@@ -57,7 +66,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     plans = selected_plans(args)
     elapsed = time.perf_counter() - started
     for plan in plans:
-        print(f"ok  {plan.name}: {len(plan.pools)} accelerator pool(s), source {plan.source}")
+        print(f"ok  {plan.name}: {len(plan.pools)} accelerator pool(s), source {shown_path(plan.source)}")
         for warning in plan.warnings:
             print(f"  warning: {warning}")
     zones = load_catalog().zones
@@ -79,13 +88,14 @@ def cmd_synth(args: argparse.Namespace) -> int:
     for plan in plans:
         print(environment_report(plan) + "\n")
     sys.stdout.flush()
+    check_output_dir(args.outdir)  # a folder it may not write is refused now, not after the bindings load
     with progress.long_step("loading the CDK framework and provider bindings"):
         from gke_accel.stacks.app import synth_environments  # loads jsii and the provider bindings
 
     out = synth_environments(plans, args.outdir, on_stack=lambda name: progress.step(f"building stack {name}"))
     manifests_view.write_manifests(plans, out / MANIFESTS_DIR, option="--outdir")
     for plan in plans:
-        print(f"{plan.name} -> {out / 'stacks' / plan.name / 'cdk.tf.json'}")
+        print(f"{plan.name} -> {shown_path(out / 'stacks' / plan.name / 'cdk.tf.json')}")
     print(f"synthesized {len(plans)} stack(s) in {time.perf_counter() - started:.1f}s")
     return EXIT_OK
 

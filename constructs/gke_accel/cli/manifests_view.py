@@ -16,7 +16,7 @@ from gke_accel.model.platform.capacity import capacity_rows
 from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of
-from gke_accel.output_dir import claim_output_dir, staged_output
+from gke_accel.output_dir import claimed_output_dir, staged_output
 
 
 def capacity_table(plan: EnvironmentPlan) -> str:
@@ -77,18 +77,18 @@ def write_manifests(plans: list[EnvironmentPlan], out: str | Path, *, option: st
     """Write ``<out>/<env>/<object>.yaml`` for ``plans``. ``out`` then holds exactly these
     environments' current objects: folders of other environments and files of removed objects
     (a deleted team's RoleBinding) are gone. Returns the number of manifests per environment."""
-    folder = claim_output_dir(out, option=option)
-    old = [p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")]
     counts: dict[str, int] = {}
-    with staged_output(folder, sorted({*old, *(p.name for p in plans)})) as staging:
-        for plan in plans:
-            manifests = environment_manifests(plan)
-            (staging / plan.name).mkdir()
-            for manifest in manifests:
-                (staging / plan.name / file_name(manifest)).write_text(
-                    yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8"
-                )
-            counts[plan.name] = len(manifests)
+    with claimed_output_dir(out, option=option) as folder:
+        old = [p.name for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")]
+        with staged_output(folder, sorted({*old, *(p.name for p in plans)})) as staging:
+            for plan in plans:
+                manifests = environment_manifests(plan)
+                (staging / plan.name).mkdir()
+                for manifest in manifests:
+                    (staging / plan.name / file_name(manifest)).write_text(
+                        yaml.safe_dump(manifest, sort_keys=False), encoding="utf-8"
+                    )
+                counts[plan.name] = len(manifests)
     return counts
 
 

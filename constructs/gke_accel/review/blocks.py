@@ -12,6 +12,7 @@ from typing import Any
 
 from .diff import flatten
 from .model import Action, AttributeChange, BlockChange
+from .secrets import MASK, mask
 
 _BACKEND = (
     "Terraform reads its state from the new location, which does not hold this stack's state: unless the "
@@ -37,11 +38,20 @@ _PLAIN = {
 }
 
 
-def _attrs(before: Any, after: Any) -> tuple[AttributeChange, ...]:
+def _attrs(kind: str, before: Any, after: Any) -> tuple[AttributeChange, ...]:
+    """Changed leaves; a sensitive variable's default and a sensitive output's value are masked."""
     old, _ = flatten(before if isinstance(before, Mapping) else {"value": before})
     new, _ = flatten(after if isinstance(after, Mapping) else {"value": after})
+    hidden = {"variable": "default", "output": "value"}.get(kind)
+    secret = any(isinstance(b, Mapping) and b.get("sensitive") in (True, "true") for b in (before, after))
+
+    def shown(path: str, value: Any) -> Any:
+        if value is not None and secret and hidden and (path == hidden or path.startswith(hidden + ".")):
+            return MASK
+        return mask(kind, path, value)
+
     return tuple(
-        AttributeChange(path, old.get(path), new.get(path))
+        AttributeChange(path, shown(path, old.get(path)), shown(path, new.get(path)))
         for path in sorted(old.keys() | new.keys())
         if old.get(path) != new.get(path)
     )
@@ -94,7 +104,7 @@ def diff_blocks(before: Mapping[str, Any] | None, after: Mapping[str, Any] | Non
         if a == b:
             continue
         action: Action = "create" if a is None else "delete" if b is None else "update"
-        attrs = _attrs(a or {}, b or {})
+        attrs = _attrs(kind, a or {}, b or {})
         high_risk, explanation = _explain(kind, name, action, attrs)
         out.append(BlockChange(kind, name, action, attrs, high_risk, explanation))
     return out

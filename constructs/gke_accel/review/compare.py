@@ -46,7 +46,9 @@ def compare_sides(base: SideResult, head: SideResult, *, base_ref: str, head_ref
         changes = diff_stack(before, after, tpu_machine_types=tpu)
         stack = StackReview(env, "unchanged", changes, base.facts.get(env), head.facts.get(env))
         stack.blocks = diff_blocks(before, after)
-        stack.safety = safety_items(changes, stack.blocks, before, after)
+        facts = (base.facts.get(env), head.facts.get(env))
+        production = (facts[0].production if facts[0] else None, facts[1].production if facts[1] else None)
+        stack.safety = safety_items(changes, stack.blocks, before, after, production=production)
         if before is None:
             stack.status = "added"
         elif after is None:

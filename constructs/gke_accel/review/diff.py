@@ -16,6 +16,7 @@ from typing import Any
 
 from .model import Action, AttributeChange, ResourceChange
 from .rules import ReplaceRules, load_rules, normalize
+from .secrets import mask
 
 META_KEY = "//"
 SKIP_KEY = "checkov_skip"
@@ -87,7 +88,7 @@ def attribute_changes(
         if old != new:
             a, b = None if old is _ABSENT else old, None if new is _ABSENT else new
             effect = rules.effect(rtype, path, tpu=tpu) or rules.zone_effect(rtype, path, a, b)
-            changes[path] = AttributeChange(path, a, b, effect)
+            changes[path] = AttributeChange(path, mask(rtype, path, a), mask(rtype, path, b), effect)
     for path in sorted(old_blocks.keys() | new_blocks.keys()):
         old_n, new_n = old_blocks.get(path, 0), new_blocks.get(path, 0)
         if old_n != new_n:  # a block added or removed: the SDK's element-count ForceNew

@@ -134,8 +134,14 @@ def environment_facts(plan: Any) -> EnvironmentFacts:
         queues = _queues(plan)
     except Exception as exc:
         notes.append(f"queue table failed: {type(exc).__name__}: {exc}")
+    production = getattr(getattr(plan, "spec", None), "production", None)
     return EnvironmentFacts(
-        capacity=capacity, quotas_known=rows_of is not None, cost=cost, notes=tuple(notes), queues=queues
+        capacity=capacity,
+        quotas_known=rows_of is not None,
+        cost=cost,
+        notes=tuple(notes),
+        queues=queues,
+        production=None if production is None else bool(production),
     )
 
 
@@ -157,6 +163,7 @@ def facts_to_dict(facts: EnvironmentFacts) -> dict[str, Any]:
         "cost": facts.cost,
         "notes": list(facts.notes),
         "queues": dict(facts.queues),
+        "production": facts.production,
     }
 
 
@@ -178,4 +185,5 @@ def facts_from_dict(data: dict[str, Any]) -> EnvironmentFacts:
         cost=data.get("cost"),
         notes=tuple(data.get("notes") or ()),
         queues=dict(data.get("queues") or {}),
+        production=data.get("production"),
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -49,8 +50,12 @@ def resolve(repo: Path, ref: str) -> str:
         check=False,
     )
     if proc.returncode != 0 or not proc.stdout.strip():
+        remotes = subprocess.run(["git", "-C", str(repo), "remote"], capture_output=True, text=True, check=False)
         remote, _, branch = ref.partition("/")
-        fetch = f"git fetch {remote} {branch}" if branch else f"git fetch origin {ref}"
+        if branch and remote in {"origin", *remotes.stdout.split()}:  # origin/main: fetch main from origin
+            fetch = shlex.join(["git", "fetch", remote, branch])
+        else:  # quoted: a ref is data, whatever it holds (`;`, spaces, `$(...)`)
+            fetch = shlex.join(["git", "fetch", "origin", ref])
         raise BaseError(
             f"base ref '{ref}' is not a commit in this clone. Fetch it first ({fetch}); in GitHub Actions, "
             "check out with `fetch-depth: 0`."

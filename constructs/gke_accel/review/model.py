@@ -138,6 +138,7 @@ class EnvironmentFacts:
     cost: dict[str, Any] | None = None  # EnvironmentCost.to_dict(), when the cost model exists
     notes: tuple[str, ...] = ()  # an optional model that failed
     queues: dict[str, str] = field(default_factory=dict)  # team -> its Kueue queue in words (docs/queues.md)
+    production: bool | None = None  # the config's ``production`` (None: a revision without it)
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,7 @@ class StackReview:
         return (
             bool(self.changes)
             or bool(self.blocks)
+            or bool(self.safety)
             or self.facts_changed
             or self.status in ("added", "removed", "error")
         )

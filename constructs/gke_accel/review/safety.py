@@ -53,6 +53,92 @@ def _protected(body: Mapping[str, Any]) -> bool:
     return body.get("deletion_protection", True) not in (False, "false")
 
 
+def _prevents_destroy(body: Mapping[str, Any] | None) -> bool:
+    lifecycle = (body or {}).get("lifecycle") or {}
+    return isinstance(lifecycle, Mapping) and lifecycle.get("prevent_destroy") in (True, "true")
+
+
+def _resources(doc: Mapping[str, Any] | None) -> dict[tuple[str, str], Mapping[str, Any]]:
+    return {
+        (rtype, logical_id): body
+        for rtype, by_id in ((doc or {}).get("resource") or {}).items()
+        for logical_id, body in (by_id or {}).items()
+    }
+
+
+def _who(rtype: str, logical_id: str, body: Mapping[str, Any]) -> str:
+    return f"`{body.get('name') or logical_id}` ({rtype})"
+
+
+def _plan_refused(change: ResourceChange, after: Mapping[str, Any]) -> SafetyItem | None:
+    """Terraform rejects any plan that destroys an object whose configuration keeps
+    ``lifecycle.prevent_destroy`` (a replacement destroys it), before anything is applied."""
+    if change.action != "replace" or change.previous_logical_id or not _prevents_destroy(after):
+        return None
+    who = _who(change.rtype, change.logical_id, after)
+    return SafetyItem(
+        "plan-refused",
+        f"this plan will fail: {who} has prevent_destroy and this change replaces it",
+        f"Terraform refuses the whole plan (`Instance cannot be destroyed`; forced by {_forced(change)}), "
+        "so nothing of this change is applied.",
+        "Revert the change that forces the replacement; if the resource really must be replaced, remove "
+        "`prevent_destroy` in a separate, reviewed change first.",
+    )
+
+
+def _prevent_destroy_lost(
+    changes: list[ResourceChange], before_doc: Mapping[str, Any] | None, after_doc: Mapping[str, Any] | None
+) -> list[SafetyItem]:
+    """A resource that had ``lifecycle.prevent_destroy`` and has it no longer (or is removed from the
+    configuration, which takes the protection with it). Terraform plans nothing for a lifecycle change,
+    so this is found on the documents, not in the changes."""
+    old, new = _resources(before_doc), _resources(after_doc)
+    moved = {(c.rtype, c.previous_logical_id): (c.rtype, c.logical_id) for c in changes if c.previous_logical_id}
+    items: list[SafetyItem] = []
+    for key, body in sorted(old.items()):
+        if not _prevents_destroy(body):
+            continue
+        after = new.get(moved.get(key, key))
+        if after is not None and _prevents_destroy(after):
+            continue
+        who = _who(*key, body)
+        if after is None:
+            items.append(
+                SafetyItem(
+                    "prevent-destroy-lost",
+                    f"{who} is removed from the configuration, and its `prevent_destroy` with it",
+                    "`prevent_destroy` protects only a resource still in the configuration: Terraform destroys it.",
+                    "Keep the resource; remove it only in a change of its own, after its data has moved.",
+                )
+            )
+            continue
+        items.append(
+            SafetyItem(
+                "prevent-destroy-lost",
+                f"{who} loses `lifecycle.prevent_destroy`",
+                "From the next apply on, Terraform no longer refuses a plan that destroys or replaces it.",
+                "Keep `prevent_destroy`; lift it only in a separate, reviewed change that says why.",
+            )
+        )
+    return items
+
+
+def production_off(before: bool | None, after: bool | None, protected: int) -> SafetyItem | None:
+    """``production: true`` turned off: the one line that lifts every production guard rail."""
+    if before is not True or after is not False:
+        return None
+    lost = f"`lifecycle.prevent_destroy` leaves {protected} resource(s), and " if protected else ""
+    return SafetyItem(
+        "production-off",
+        "`production` turned off (true → false)",
+        f"Every production guard rail lapses: {lost}the production-only validation rules (the reason for "
+        "turning deletion protection off, private-only authorized networks, Binary Authorization, secrets "
+        "encryption, a gcs backend) no longer apply to this environment.",
+        "Keep `production: true`; if the environment really stops being production, make that a change of "
+        "its own, reviewed as such.",
+    )
+
+
 def _forced(change: ResourceChange) -> str:
     return ", ".join(f"`{a.path}`" for a in change.replaced_by[:3]) or "its address"
 
@@ -175,18 +261,26 @@ def safety_items(
     blocks: list[BlockChange],
     before_doc: Mapping[str, Any] | None,
     after_doc: Mapping[str, Any] | None,
+    *,
+    production: tuple[bool | None, bool | None] = (None, None),
 ) -> list[SafetyItem]:
-    """Every safety item of one stack, block items (state, providers) first."""
-    items = [i for i in (_block(b, before_doc, after_doc) for b in blocks) if i]
+    """Every safety item of one stack: ``production`` turned off and block items (state, providers)
+    first, then protection lost, then per resource. ``production``: the config's flag at base and head."""
+    lost = _prevent_destroy_lost(changes, before_doc, after_doc)
+    off = production_off(*production, protected=len(lost))
+    items = ([off] if off else []) + [i for i in (_block(b, before_doc, after_doc) for b in blocks) if i] + lost
     created = _created_namespaces(changes, after_doc)
     for change in changes:
         before = _body(before_doc, change.rtype, change.previous_logical_id or change.logical_id)
         after = _body(after_doc, change.rtype, change.logical_id)
+        refused = _plan_refused(change, after)
         for item in (
-            _cluster(change, before),
+            refused,
+            # the plan fails before anything is applied: no half-way apply, no data lost
+            None if refused else _cluster(change, before),
             _protection_off(change, before, after),
             _namespace(change, before, after, created),
-            _bucket(change, before),
+            None if refused else _bucket(change, before),
             _address_moved(change),
         ):
             if item is not None:

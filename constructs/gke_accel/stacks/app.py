@@ -14,7 +14,7 @@ from pathlib import Path
 from gke_accel.cdk._framework import App
 from gke_accel.model import ConfigError, EnvironmentPlan
 from gke_accel.model.environment.config_files import load_environments
-from gke_accel.output_dir import MARKER, MARKER_TEXT, claim_output_dir, keep_terraform_files, staged_output
+from gke_accel.output_dir import MARKER, MARKER_TEXT, claimed_output_dir, keep_terraform_files, staged_output
 from gke_accel.stacks.environment_stack import EnvironmentStack
 
 
@@ -42,8 +42,10 @@ def synth_environments(
     or a folder with files it did not write). An interrupted synth leaves the previous output.
     Terraform's files in a stack folder (``.terraform``) are kept; local state is never there
     (``terraform-state/``, see ``environment_stack.LOCAL_STATE_DIR``)."""
-    folder = claim_output_dir(outdir)
-    with staged_output(folder, SYNTH_ENTRIES, carry=keep_terraform_files) as staging:
+    with (
+        claimed_output_dir(outdir) as folder,
+        staged_output(folder, SYNTH_ENTRIES, carry=keep_terraform_files) as staging,
+    ):
         build_app(plans, str(staging), on_stack).synth()
     return folder
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
+from gke_accel.model.core.yaml_input import ConfigInputError, parse_config_documents
 
 Obj = dict[str, Any]
 WORKLOAD_KINDS = ("Pod", "Job", "JobSet", "Deployment", "StatefulSet")
@@ -102,12 +102,12 @@ def read_documents(texts: list[tuple[str, str]]) -> Documents:
     """Parse (name, YAML text) pairs; every document becomes a workload, a service, or a note."""
     docs = Documents()
     for name, text in texts:
-        try:
-            loaded = list(yaml.safe_load_all(text))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" line {mark.line + 1}" if mark is not None else ""
-            docs.errors.append(f"{name}{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}")
+        try:  # the config reader's guards: alias and depth limits, duplicate keys, no tracebacks
+            loaded = parse_config_documents(text)
+        except ConfigInputError as err:
+            for issue in err.issues:
+                where = "" if issue.path == "(file)" else f" {issue.path}"
+                docs.errors.append(f"{name}{where}: {issue.message.removeprefix('is ')}")
             continue
         for i, obj in enumerate(_flatten(loaded)):
             source = f"{name}#{i + 1}"

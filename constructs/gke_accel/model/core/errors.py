@@ -8,6 +8,8 @@ from typing import Any
 
 from gke_accel.model.core.show import show
 
+MAX_SHOWN = 50  # issues printed; the count says how many there are
+
 
 def _show(value: Any) -> str:
     return show(value)
@@ -41,9 +43,12 @@ class ConfigError(ValueError):
         self.source = source
         super().__init__(self.render())
 
-    def render(self) -> str:
-        lines = [issue.render(self.source) for issue in self.issues]
-        count = len(lines)
+    def render(self, limit: int = MAX_SHOWN) -> str:
+        """Every issue up to ``limit``, then how many more (a file of 40,000 typos is not 9 MB of text)."""
+        count = len(self.issues)
+        lines = [issue.render(self.source) for issue in self.issues[:limit]]
+        if count > limit:
+            lines.append(f"... and {count - limit} more (the first {limit} are shown)")
         head = f"{count} config error{'s' if count != 1 else ''}"
         return head + ":\n" + "\n".join(f"  - {line}" for line in lines)
 

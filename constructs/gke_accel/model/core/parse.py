@@ -68,6 +68,26 @@ def suggest(word: str, choices: list[str]) -> str:
     return f"did you mean {match[0]!r}? " if match else ""
 
 
+def _fits(tp: Any, value: Any) -> bool:
+    try:
+        _convert(tp, value, "", [])
+    except _Invalid:
+        return False
+    return True
+
+
+def suggest_field(key: str, value: Any, hints: dict[str, Any], given: Any) -> str:
+    """The field an unknown key most likely meant, among the fields not set yet: first those whose
+    type takes the value (``gpus: 8`` is ``gpus_per_node``, not the text field ``gpu``), by spelling
+    or as a field that starts with the key; then any field by spelling."""
+    free = [f for f in hints if f not in given]
+    fitting = [f for f in free if _fits(hints[f], value)]
+    match = difflib.get_close_matches(key, fitting, n=1, cutoff=0.6)
+    match = match or [f for f in fitting if f.startswith(key) or key.startswith(f)][:1]
+    match = match or difflib.get_close_matches(key, free, n=1, cutoff=0.6)
+    return f"did you mean {match[0]!r}? " if match else ""
+
+
 def _convert(tp: Any, value: Any, path: str, issues: list[ConfigIssue]) -> Any:
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
@@ -146,11 +166,14 @@ def _build(cls: type[T], value: Any, path: str, issues: list[ConfigIssue]) -> T:
         raise _Invalid
     fields = {f.name: f for f in dataclasses.fields(cast(Any, cls))}
     hints = _hints(cast(Any, cls))
+    field_hints = {name: hints[name] for name in fields}
     kwargs: dict[str, Any] = {}
     failed = False
     for key in value:
+        # An unknown key is reported, but the known fields are still checked and the object built:
+        # one typo must not hide the file's other mistakes (the caller sees the issue and fails).
         if not isinstance(key, str) or key not in fields:
-            hint = suggest(key[:100], list(fields)) if isinstance(key, str) else ""
+            hint = suggest_field(key[:100], value[key], field_hints, value) if isinstance(key, str) else ""
             issues.append(
                 ConfigIssue(
                     _join(path, key[:60] if isinstance(key, str) and key else show(key)),
@@ -158,7 +181,6 @@ def _build(cls: type[T], value: Any, path: str, issues: list[ConfigIssue]) -> T:
                     ", ".join(fields),
                 )
             )
-            failed = True
     for name, fld in fields.items():
         raw = value.get(name, _MISSING)
         required = fld.default is dataclasses.MISSING and fld.default_factory is dataclasses.MISSING
@@ -177,7 +199,8 @@ def _build(cls: type[T], value: Any, path: str, issues: list[ConfigIssue]) -> T:
 
 
 def parse_dataclass(cls: type[T], data: Any, path: str = "") -> tuple[T | None, list[ConfigIssue]]:
-    """Convert ``data`` into ``cls``; return the object (or None) and every issue found."""
+    """Convert ``data`` into ``cls``; return the object (or None) and every issue found. Unknown keys
+    are issues but do not stop the object from being built: a caller must check ``issues`` too."""
     issues: list[ConfigIssue] = []
     try:
         return _build(cls, data, path, issues), issues

@@ -1,5 +1,6 @@
-"""Read a config file safely: a regular file, bounded in size, UTF-8 without a byte-order mark,
-YAML without duplicate keys, without alias bombs and without self-referencing anchors.
+"""Read a config file (or the manifests ``lint`` reads) safely: a regular file, bounded in size,
+UTF-8 (a leading byte-order mark is dropped: YAML allows it, Windows editors write it), YAML without
+duplicate keys, without alias bombs and without self-referencing anchors.
 
 Every problem becomes a ConfigIssue (the CLI exits 2); nothing here raises anything else.
 Timestamps stay strings (``start_time: 2025-01-04T03:00:00Z`` unquoted is the text the user wrote),
@@ -22,6 +23,9 @@ from gke_accel.model.core.errors import ConfigIssue
 MAX_CONFIG_BYTES = 1024 * 1024  # 1 MiB: far above any real environment file (ours are ~2 KB)
 MAX_VALUES = 100_000  # values after expanding aliases: stops "billion laughs" alias bombs
 MAX_DEPTH = 64  # nesting of mappings and lists
+# Manifests (``gke-accel lint``): 8 MiB holds some 30,000 Job documents; lint reads 2.6 MB of 10,000
+# Jobs in about 30 s on 2 cores, so the cap keeps a run to minutes (docs/workloads.md)
+MAX_MANIFEST_BYTES = 8 * 1024 * 1024
 
 
 class ConfigInputError(Exception):
@@ -36,7 +40,7 @@ def _fail(where: str, message: str, valid: str = "") -> ConfigInputError:
     return ConfigInputError([ConfigIssue(where, message, valid)])
 
 
-def read_config_bytes(path: Path, limit: int = MAX_CONFIG_BYTES) -> bytes:
+def read_config_bytes(path: Path, limit: int = MAX_CONFIG_BYTES, what: str = "a config file") -> bytes:
     """The file's bytes, refusing directories, FIFOs, devices and sockets, and anything over ``limit``."""
     try:
         info = os.stat(path)
@@ -47,7 +51,7 @@ def read_config_bytes(path: Path, limit: int = MAX_CONFIG_BYTES) -> bytes:
     if not stat.S_ISREG(info.st_mode):
         raise _fail("(file)", "is not a regular file (a FIFO, device or socket)", "a YAML file")
     if info.st_size > limit:
-        raise _fail("(file)", f"is {info.st_size} bytes, more than the {limit}-byte limit for a config file")
+        raise _fail("(file)", f"is {info.st_size} bytes, more than the {limit}-byte limit for {what}")
     try:
         # O_NONBLOCK: if the path was swapped for a FIFO after stat, open must not wait for a writer.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -71,16 +75,24 @@ def read_config_bytes(path: Path, limit: int = MAX_CONFIG_BYTES) -> bytes:
         os.close(fd)
     data = b"".join(chunks)
     if len(data) > limit:
-        raise _fail("(file)", f"is more than the {limit}-byte limit for a config file")
+        raise _fail("(file)", f"is more than the {limit}-byte limit for {what}")
+    return data
+
+
+def read_limited_stream(stream: Any, limit: int, what: str) -> bytes:
+    """At most ``limit`` bytes of a binary stream (stdin); more is the same error as a big file."""
+    data: bytes = stream.read(limit + 1)
+    if len(data) > limit:
+        raise _fail("(file)", f"is more than the {limit}-byte limit for {what}")
     return data
 
 
 def decode_config(data: bytes) -> str:
-    """UTF-8 text; a byte-order mark or any other encoding is a clear error."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        raise _fail("(file)", "starts with a byte-order mark (BOM)", "UTF-8 without a BOM")
+    """UTF-8 text, without a leading byte-order mark (YAML 1.2 section 5.2 allows one); any other
+    encoding is a clear error."""
+    data = data.removeprefix(b"\xef\xbb\xbf")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise _fail("(file)", "is UTF-16 text", "UTF-8 without a BOM")
+        raise _fail("(file)", "is UTF-16 text", "UTF-8")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -134,10 +146,13 @@ def _expanded_size(root: yaml.Node) -> int:
     node graph); raises on a self-referencing anchor, too deep nesting or too many values."""
     sizes: dict[int, int] = {}
     active: set[int] = set()
+    aliased = False  # a node reached a second time: an alias
 
     def size(node: yaml.Node, depth: int) -> int:
+        nonlocal aliased
         key = id(node)
         if key in sizes:
+            aliased = True
             return sizes[key]
         if key in active:
             line = node.start_mark.line + 1
@@ -152,11 +167,15 @@ def _expanded_size(root: yaml.Node) -> int:
                 children.extend(item if isinstance(item, tuple) else (item,))
             for child in children:
                 total += size(child, depth + 1)
-                if total > MAX_VALUES:
+                if total > MAX_VALUES and aliased:
                     raise _fail(
                         "(file)",
                         f"expands to more than {MAX_VALUES} values through aliases (an alias bomb?)",
                         "fewer aliases",
+                    )
+                if total > MAX_VALUES:
+                    raise _fail(
+                        "(file)", f"holds more than {MAX_VALUES} values", f"at most {MAX_VALUES} values in one document"
                     )
             active.discard(key)
         sizes[key] = total
@@ -194,18 +213,35 @@ def _flow_depth(text: str) -> int:
 
 def parse_config_text(text: str) -> Any:
     """Parse one YAML document into plain data; every problem is a ConfigInputError."""
+    return _parse(text, multi=False)[0]
+
+
+def parse_config_documents(text: str) -> list[Any]:
+    """Every document of a multi-document YAML stream (``---``), each with the guards above (the
+    alias and depth limits apply per document); every problem is a ConfigInputError."""
+    return _parse(text, multi=True)
+
+
+def _parse(text: str, *, multi: bool) -> list[Any]:
     if _flow_depth(text) > MAX_DEPTH:
         raise _fail("(file)", f"nests deeper than {MAX_DEPTH} levels")
     try:
         loader = _StrictLoader(text)  # reads the stream: refuses control characters here
     except yaml.YAMLError as exc:
         raise _fail("(file)", f"is not valid YAML: {str(exc).splitlines()[0]}") from None
+    documents: list[Any] = []
     try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _expanded_size(node)
-        data = loader.construct_document(node)
+        if not multi:
+            node = loader.get_single_node()
+            nodes = iter([node])
+        else:
+            nodes = iter(lambda: loader.get_node() if loader.check_node() else None, None)
+        for node in nodes:
+            if node is None:
+                documents.append(None)
+                continue
+            _expanded_size(node)
+            documents.append(loader.construct_document(node))
     except ConfigInputError:
         raise
     except yaml.YAMLError as exc:
@@ -222,7 +258,7 @@ def parse_config_text(text: str) -> Any:
         loader.dispose()
     if loader.duplicates:
         raise ConfigInputError(sorted(loader.duplicates, key=lambda i: int(i.path.split()[1])))
-    return data
+    return documents
 
 
 def load_config_file(path: Path) -> Any:

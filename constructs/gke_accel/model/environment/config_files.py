@@ -5,12 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gke_accel.model.core.errors import ConfigError, ConfigIssue
+from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file
 from gke_accel.model.environment.load import load_environment
 from gke_accel.model.environment.plan import EnvironmentPlan
-from gke_accel.model.security.rules import shared_backends
+from gke_accel.model.security.rules import shared_backends, shared_clusters
 
 
 def environment_files(config_dir: Path) -> dict[str, Path]:
@@ -33,7 +32,9 @@ def load_environments(config_dir: Path, names: list[str] | None = None) -> list[
             plans.append(load_environment(files[name]))
         except ConfigError as err:
             issues.extend(ConfigIssue(f"{err.source}: {i.path}", i.message, i.valid) for i in err.issues)
-    issues += [i for i in shared_backends(_raw_files(files)) if any(i.path.startswith(f"{files[n]}:") for n in wanted)]
+    raw = _raw_files(files)
+    shared = [*shared_backends(raw), *shared_clusters(raw)]
+    issues += [i for i in shared if any(i.path.startswith(f"{files[n]}:") for n in wanted)]
     if issues:
         raise ConfigError(issues)
     return plans
@@ -44,8 +45,8 @@ def _raw_files(files: dict[str, Path]) -> dict[str, tuple[str, Any]]:
     state locations are compared across all files even when only some are loaded."""
     raw: dict[str, tuple[str, Any]] = {}
     for name, path in files.items():
-        try:
-            raw[name] = (str(path), yaml.safe_load(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, yaml.YAMLError):
+        try:  # the same guards as every config read (size, encoding, alias bombs)
+            raw[name] = (str(path), load_config_file(path))
+        except ConfigInputError:
             raw[name] = (str(path), None)
     return raw

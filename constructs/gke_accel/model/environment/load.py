@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 from gke_accel.model.queues.rules import check_queues
-from gke_accel.model.security.rules import check_security
+from gke_accel.model.security.rules import check_security, prefix_problem
 
 BUCKET_NAME = re.compile(r"[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]")
 PROJECT_NUMBER = re.compile(r"[1-9][0-9]{5,18}")
@@ -49,6 +50,15 @@ def _check_environment(spec: EnvironmentSpec, issues: IssueCollector) -> None:
         issues.bad("backend.bucket", None, "is required for a gcs backend", "a GCS bucket name for Terraform state")
     if b.type == "local" and b.bucket:
         issues.bad("backend.bucket", b.bucket, "is only used with type 'gcs'", "leave it out, or type: gcs")
+    if b.type == "local" and b.prefix is not None:
+        issues.bad(
+            "backend.prefix",
+            b.prefix,
+            "is only used with type 'gcs' (a local backend ignores it)",
+            "leave it out, or type: gcs",
+        )
+    elif b.prefix is not None and (problem := prefix_problem(b.prefix)):
+        issues.bad("backend.prefix", b.prefix, problem, "folder names joined by '/', such as gke-accel/prod")
 
 
 def _check_cluster_size(cluster: ClusterPlan, pools: list[NodePoolPlan], issues: IssueCollector) -> None:
@@ -68,10 +78,13 @@ def _check_cluster_size(cluster: ClusterPlan, pools: list[NodePoolPlan], issues:
         )
 
 
-def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalog | None = None) -> EnvironmentPlan:
-    """Validate an environment spec; raise ConfigError listing every issue found."""
+def plan_environment(
+    spec: EnvironmentSpec, *, source: str = "", catalog: Catalog | None = None, prior: Sequence[ConfigIssue] = ()
+) -> EnvironmentPlan:
+    """Validate an environment spec; raise ConfigError listing every issue found (``prior``: issues
+    found while parsing, such as unknown keys, reported with these)."""
     catalog = catalog or load_catalog()
-    issues = IssueCollector()
+    issues = IssueCollector(list(prior))
     _check_environment(spec, issues)
     cluster = plan_cluster(spec.cluster, region=spec.region, issues=issues, catalog=catalog)
     pools: list[NodePoolPlan] = []
@@ -122,7 +135,7 @@ def plan_environment(spec: EnvironmentSpec, *, source: str = "", catalog: Catalo
 
 def parse_environment(data: Any, *, source: str = "") -> EnvironmentSpec:
     spec, issues = parse_dataclass(EnvironmentSpec, data)
-    if spec is None:
+    if spec is None or issues:
         raise ConfigError(issues, source)
     return spec
 
@@ -149,10 +162,12 @@ def load_environment_text(
 
 
 def _plan_data(data: Any, *, source: str, expected_name: str | None, catalog: Catalog | None) -> EnvironmentPlan:
-    spec = parse_environment(data, source=source)
+    spec, issues = parse_dataclass(EnvironmentSpec, data)
+    if spec is None:
+        raise ConfigError(issues, source)
     if expected_name is not None and spec.environment != expected_name:
-        raise ConfigError(
-            [ConfigIssue("environment", f"{show(spec.environment)} does not match the file name", expected_name)],
-            source,
+        issues.append(
+            ConfigIssue("environment", f"{show(spec.environment)} does not match the file name", expected_name)
         )
-    return plan_environment(spec, source=source, catalog=catalog)
+    # unknown keys (already in ``issues``) do not stop the checks of the known fields: all at once
+    return plan_environment(spec, source=source, catalog=catalog, prior=issues)

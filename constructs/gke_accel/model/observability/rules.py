@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.names import LABEL_KEY, LABEL_VALUE
 from gke_accel.model.core.parse import suggest
+from gke_accel.model.core.secrets import mask_url, url_credentials
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.observability.alerts import ALERT_NAMES
 from gke_accel.model.observability.spec import BudgetSpec, MonitoringSpec
@@ -30,7 +31,7 @@ TF_VARIABLE = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$")
 BILLING_ACCOUNT = re.compile(r"^[0-9A-F]{6}-[0-9A-F]{6}-[0-9A-F]{6}$")
 MAX_BUDGET_CHANNELS = 5
 MAX_WINDOW = 86400
-TYPE_FIELDS = {"email": "address", "pagerduty": "service_key_variable", "webhook": "url"}
+TYPE_FIELDS = {"email": ("address",), "pagerduty": ("service_key_variable",), "webhook": ("url_variable", "url")}
 
 
 def _minutes(path: str, value: int, issues: IssueCollector, low: int = 60, high: int = MAX_WINDOW) -> None:
@@ -52,25 +53,51 @@ def _check_channels(m: MonitoringSpec, issues: IssueCollector) -> None:
         if ch.name in seen:
             issues.bad(f"{p}.name", ch.name, "is used twice", "unique channel names")
         seen.add(ch.name)
-        needed = TYPE_FIELDS[ch.type]
-        values = {"address": ch.address, "service_key_variable": ch.service_key_variable, "url": ch.url}
+        fields = TYPE_FIELDS[ch.type]
+        values = {
+            "address": ch.address,
+            "service_key_variable": ch.service_key_variable,
+            "url": ch.url,
+            "url_variable": ch.url_variable,
+        }
         for key, value in values.items():
-            if key != needed and value is not None:
-                issues.bad(f"{p}.{key}", value, f"is not used by {ch.type} channels", f"only {needed}")
-        value = values[needed]
-        if value is None:
-            issues.bad(f"{p}.{needed}", None, f"is required for {ch.type} channels")
-        elif ch.type == "email" and not EMAIL.fullmatch(value):
+            if key not in fields and value is not None:
+                issues.bad(f"{p}.{key}", value, f"is not used by {ch.type} channels", f"only {' or '.join(fields)}")
+        given = [k for k in fields if values[k] is not None]
+        if not given:
+            issues.bad(f"{p}.{fields[0]}", None, f"is required for {ch.type} channels")
+            continue
+        if len(given) > 1:
+            issues.bad(f"{p}.{given[1]}", values[given[1]], f"is given with {given[0]}", f"one of {', '.join(fields)}")
+        key, value = given[0], str(values[given[0]])
+        if ch.type == "email" and not EMAIL.fullmatch(value):
             issues.bad(f"{p}.address", value, "is not an email address", "e.g. ml-oncall@example.com")
-        elif ch.type == "pagerduty" and not TF_VARIABLE.fullmatch(value):
+        elif key in ("service_key_variable", "url_variable") and not TF_VARIABLE.fullmatch(value):
             issues.bad(
-                f"{p}.service_key_variable",
+                f"{p}.{key}",
                 value,
-                "is not a Terraform variable name (the key itself never goes in config)",
-                "e.g. pagerduty_service_key, set at apply time as TF_VAR_pagerduty_service_key",
+                "is not a Terraform variable name (the secret itself never goes in config)",
+                f"e.g. {ch.name.replace('-', '_')}_{'service_key' if key == 'service_key_variable' else 'url'}, "
+                f"set at apply time as TF_VAR_<name>",
             )
-        elif ch.type == "webhook" and not value.startswith("https://"):
-            issues.bad(f"{p}.url", value, "is not an https URL", "https://...")
+        elif key == "url":
+            _check_webhook_url(f"{p}.url", value, ch.name, issues)
+
+
+def _check_webhook_url(path: str, value: str, channel: str, issues: IssueCollector) -> None:
+    """A URL in config lands in git, ``cdk.tf.json``, state and the PR review: no credential in it."""
+    if not value.startswith("https://"):
+        issues.bad(path, value, "is not an https URL", "https://...")
+        return
+    credential = url_credentials(value)
+    if credential:
+        issues.bad(
+            path,
+            mask_url(value),
+            f"carries {credential}; a URL in config lands in git, cdk.tf.json and the pull-request review",
+            f"url_variable: {channel.replace('-', '_')}_url (a sensitive Terraform variable the stack declares; "
+            f"set it at apply time as TF_VAR_{channel.replace('-', '_')}_url)",
+        )
 
 
 def _check_refs(path: str, names: Sequence[str], defined: list[str], issues: IssueCollector) -> None:

@@ -17,8 +17,9 @@ Example (``config/prod.yaml``)::
       amount_usd: 250000
       thresholds_percent: [50, 90, 100]
 
-Secrets never live in config: a PagerDuty service key is read from a sensitive Terraform
-variable (``service_key_variable``), set at apply time with ``TF_VAR_<name>``.
+Secrets never live in config: a PagerDuty service key and a webhook URL with its token are read from
+sensitive Terraform variables (``service_key_variable``, ``url_variable``), set at apply time with
+``TF_VAR_<name>``.
 """
 
 from __future__ import annotations
@@ -35,13 +36,15 @@ SpendBasis = Literal["CURRENT_SPEND", "FORECASTED_SPEND"]
 class NotificationChannelSpec:
     """Where alerts go. ``email`` needs ``address``; ``pagerduty`` needs ``service_key_variable``
     (the name of a sensitive Terraform variable holding the PagerDuty integration key);
-    ``webhook`` needs ``url`` (a ``webhook_tokenauth`` channel)."""
+    ``webhook`` (a ``webhook_tokenauth`` channel) needs ``url_variable`` (a sensitive Terraform variable
+    holding the URL with its token) or, for a URL that carries no credential, ``url``."""
 
     name: str
     type: ChannelType
     address: str | None = None
     service_key_variable: str | None = None
     url: str | None = None
+    url_variable: str | None = None
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ check that no two environment files share a Terraform state location."""
 from __future__ import annotations
 
 import ipaddress
+import posixpath
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -20,21 +21,97 @@ MAX_ROTATION_DAYS = 90  # CIS / checkov CKV_GCP_43
 MIN_REASON = 10
 
 
+# Address blocks that are not public (IANA special-purpose registries, RFC 6890: private-use, shared
+# 100.64/10, loopback, link-local, documentation, benchmarking, multicast, reserved): a range inside
+# these reaches the control plane only over VPN, Interconnect or peering.
+NOT_PUBLIC = tuple(
+    ipaddress.ip_network(n)
+    for n in (
+        "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+        "192.0.0.0/24", "192.0.2.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24",
+        "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+        "::/127", "::ffff:0:0/96", "64:ff9b:1::/48", "100::/64", "2001:db8::/32", "fc00::/7", "fe80::/10",
+        "ff00::/8",
+    )
+)  # fmt: skip
+# The documented bound (docs/security.md): public ranges together may open the control plane to at most
+# a /16 worth of addresses (65,536 IPv4; a /48 in IPv6), e.g. a few office or NAT egress ranges.
+PUBLIC_BOUND = {4: 16, 6: 48}
+
+
+def _public_addresses(nets: list[ipaddress.IPv4Network | ipaddress.IPv6Network], version: int) -> int:
+    """How many public addresses the union of ``nets`` (one IP version) covers."""
+    spans = sorted((int(n.network_address), int(n.broadcast_address)) for n in nets if n.version == version)
+    union: list[list[int]] = []
+    for start, end in spans:
+        if union and start <= union[-1][1] + 1:
+            union[-1][1] = max(union[-1][1], end)
+        else:
+            union.append([start, end])
+    total = sum(end - start + 1 for start, end in union)
+    for block in (b for b in NOT_PUBLIC if b.version == version):
+        lo, hi = int(block.network_address), int(block.broadcast_address)
+        total -= sum(max(0, min(end, hi) - max(start, lo) + 1) for start, end in union)
+    return total
+
+
+_Net = ipaddress.IPv4Network | ipaddress.IPv6Network
+_ALLOWED_NETWORKS = (
+    "private ranges (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10), and public ranges that "
+    "together cover at most a /16 (IPv6: a /48), such as an office's /24"
+)
+
+
+def _whole(version: int) -> int:
+    return _public_addresses([ipaddress.ip_network("0.0.0.0/0" if version == 4 else "::/0")], version)
+
+
 def _check_authorized_networks(spec: EnvironmentSpec, issues: IssueCollector) -> None:
+    """No range, and no set of ranges, opens the control plane to the internet: public ranges together
+    stay within ``PUBLIC_BOUND``; in production every range is private."""
+    nets: list[tuple[str, _Net]] = []
     for i, entry in enumerate(spec.cluster.master_authorized_networks):
         try:
-            net = ipaddress.ip_network(entry.cidr, strict=True)
+            nets.append(
+                (f"cluster.master_authorized_networks[{i}].cidr", ipaddress.ip_network(entry.cidr, strict=True))
+            )
         except ValueError:
             continue  # reported by the cluster rules
-        path = f"cluster.master_authorized_networks[{i}].cidr"
-        if net.prefixlen == 0:
-            issues.bad(path, entry.cidr, "opens the control plane to the whole internet", "a private range or a /24")
-        elif spec.production and net.is_global:
+    for version in (4, 6):
+        public = [(p, n) for p, n in nets if n.version == version and _public_addresses([n], version)]
+        if not public:
+            continue
+        bound = 2 ** ((32 if version == 4 else 128) - PUBLIC_BOUND[version])
+        whole = [(p, n) for p, n in public if _public_addresses([n], version) == _whole(version)]
+        for path, net in whole:
+            issues.bad(path, str(net), "opens the control plane to the whole internet", _ALLOWED_NETWORKS)
+        if whole:
+            continue
+        if _public_addresses([n for _, n in public], version) == _whole(version):
             issues.bad(
-                path,
-                entry.cidr,
-                "is a public range; a production control plane accepts private ranges only",
-                "RFC 1918 ranges such as 10.0.0.0/8 (reach it over VPN or Interconnect)",
+                "cluster.master_authorized_networks",
+                [str(n) for _, n in public],
+                "together open the control plane to the whole internet",
+                _ALLOWED_NETWORKS,
+            )
+            continue
+        for path, net in public:
+            if spec.production:
+                issues.bad(
+                    path,
+                    str(net),
+                    "is a public range; a production control plane accepts private ranges only",
+                    "RFC 1918 ranges such as 10.0.0.0/8 (reach it over VPN or Interconnect)",
+                )
+            elif _public_addresses([net], version) > bound:
+                issues.bad(path, str(net), f"is a public range wider than /{PUBLIC_BOUND[version]}", _ALLOWED_NETWORKS)
+        total = _public_addresses([n for _, n in public], version)
+        if not spec.production and len(public) > 1 and total > bound:
+            issues.bad(
+                "cluster.master_authorized_networks",
+                [str(n) for _, n in public],
+                f"together open the control plane to {total:,} public addresses",
+                _ALLOWED_NETWORKS,
             )
 
 
@@ -121,12 +198,38 @@ def check_security(spec: EnvironmentSpec, issues: IssueCollector) -> None:
         )
 
 
+def state_object_prefix(prefix: str) -> str:
+    """The folder Terraform's gcs backend really uses for ``prefix``: it trims leading ``/`` and names
+    the state object ``path.Join(prefix, "<workspace>.tfstate")`` (Go's path.Join cleans ``//``, ``./``
+    and ``..``; hashicorp/terraform internal/backend/remote-state/gcs/backend.go, backend_state.go).
+    ``posixpath.normpath`` cleans a relative path the same way; "." is the bucket's top level."""
+    return posixpath.normpath(prefix.lstrip("/")).rstrip("/")
+
+
 def state_location(environment: str, backend: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(bucket, prefix) of a gcs backend as written in a config file, else None."""
+    """(bucket, folder of the state objects) of a gcs backend as written in a config file, else None."""
     if not isinstance(backend, Mapping) or backend.get("type") != "gcs" or not backend.get("bucket"):
         return None
-    prefix = str(backend.get("prefix") or f"gke-accel/{environment}").strip("/")
-    return str(backend["bucket"]), prefix
+    prefix = str(backend.get("prefix") or f"gke-accel/{environment}")
+    return str(backend["bucket"]), state_object_prefix(prefix)
+
+
+def prefix_problem(prefix: str) -> str | None:
+    """Why a backend prefix is refused: a ``.``, ``..`` or empty segment (Terraform cleans them away,
+    so the state lands in another folder than the one written); leading and trailing ``/`` are fine."""
+    inner = prefix.strip("/")
+    if not inner:
+        return "is empty; leave it out for gke-accel/<environment>"
+    bad = sorted({seg for seg in inner.split("/") if seg in ("", ".", "..")})
+    if bad:
+        shown = ", ".join("an empty segment ('//')" if seg == "" else f"a '{seg}' segment" for seg in bad)
+        folder = state_object_prefix(prefix)
+        lands = "at the top of the bucket" if folder == "." else f"under {folder}/"
+        return (
+            f"has {shown}; Terraform's gcs backend cleans the path (Go path.Join), so the state would land "
+            f"{lands}, not where the prefix seems to point"
+        )
+    return None
 
 
 def shared_backends(raw: Mapping[str, tuple[str, Any]]) -> list[ConfigIssue]:
@@ -149,6 +252,30 @@ def shared_backends(raw: Mapping[str, tuple[str, Any]]) -> list[ConfigIssue]:
                     f"bucket {bucket!r} prefix {prefix!r} is also the state of {others}; "
                     "applying one environment would plan to destroy the other's resources",
                     "a bucket and prefix of its own for every environment",
+                )
+            )
+    return issues
+
+
+def shared_clusters(raw: Mapping[str, tuple[str, Any]]) -> list[ConfigIssue]:
+    """One issue per environment whose project and cluster name another environment file also uses
+    (a copied dev.yaml with only ``environment:`` changed): both stacks would manage one GKE cluster,
+    its node pools, service accounts and key ring, and each apply would undo the other's."""
+    owners: dict[tuple[str, str], list[str]] = {}
+    for env, (_, data) in raw.items():
+        cluster = data.get("cluster") if isinstance(data, Mapping) else None
+        if isinstance(cluster, Mapping) and data.get("project_id") and cluster.get("name"):
+            owners.setdefault((str(data["project_id"]), str(cluster["name"])), []).append(env)
+    issues = []
+    for (project, name), envs in sorted(owners.items()):
+        for env in envs if len(envs) > 1 else []:
+            others = ", ".join(e for e in envs if e != env)
+            issues.append(
+                ConfigIssue(
+                    f"{raw[env][0]}: cluster.name",
+                    f"{name!r} in project {project!r} is also the cluster of {others}; both stacks would "
+                    "manage one cluster and each apply would undo the other's",
+                    "a cluster name of its own (or another project_id) for every environment",
                 )
             )
     return issues
