@@ -91,7 +91,7 @@ class EnvironmentRun:
             cluster = LocalCluster.start(state / "k8s", controllers=WORKLOAD_CONTROLLERS)
             stack.callback(cluster.stop)
             cluster.start_scheduler()
-            cluster.start_kwok()
+            cluster.start_kwok(complete_jobs=False)
             run = cls(env, cluster, plan, releases)
             cluster.create_nodes(list(run.nodes.values()))
             ca = WebhookCA(state / "webhook-ca")

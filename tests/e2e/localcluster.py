@@ -233,13 +233,17 @@ class LocalCluster:
                 f"--authentication-kubeconfig={self.kubeconfig}", f"--authorization-kubeconfig={self.kubeconfig}",
             ])  # fmt: skip
 
-    def start_kwok(self) -> None:
+    def start_kwok(self, complete_jobs: bool = True) -> None:
         """Run kwok (idempotent): it manages nodes labelled ``type=kwok`` (see ``create_nodes``), marks
-        them Ready, heartbeats them, and moves pods bound to them to Running."""
+        them Ready, heartbeats them, and moves pods bound to them to Running. With ``complete_jobs``
+        (kwok's pod-complete stage) a Job's Running pod succeeds at once; without it, it runs until
+        deleted, like a long training run (queue scenarios need the chips to stay in use)."""
         if "kwok" in self.procs:
             return
         bins, reason = find_binaries(["kwok"])
         stages = sorted((self.bins.parent / "stages").glob("*.yaml"))
+        if not complete_jobs:
+            stages = [s for s in stages if s.stem != "pod-complete"]
         if bins is None or not stages:
             raise FileNotFoundError(reason or "kwok stage configs missing: run tools/k8s/build.sh --force")
         self._spawn("kwok", [

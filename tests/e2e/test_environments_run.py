@@ -29,6 +29,7 @@ from pods import RESTRICTED
 
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from gke_accel.workloads.generate.workload import choose_pool
+from gke_accel.workloads.lint.team import teams_by_namespace
 
 ENVS = ("dev", "staging", "prod")
 IMAGE = "registry.k8s.io/pause:3.10"
@@ -54,22 +55,19 @@ def _param(env: str, team: str, what: str) -> Any:
     return pytest.param(env, team, what, marks=marks, id=f"{env}-{team}-{what}")
 
 
-def accelerator_cases() -> list[Any]:
+def cases() -> list[Any]:
+    """Per environment (grouped: one control plane at a time), per team: every accelerator it has a share
+    of, then a CPU-only pod (``cpu``)."""
     return [
-        _param(env, team.name, accelerator)
+        _param(env, team.name, what)
         for env in ENVS
         for team in plan_of(env).spec.teams
-        for accelerator, share in team.accelerators.items()
-        if share > 0
+        for what in [*(a for a, share in team.accelerators.items() if share > 0), "cpu"]
     ]
 
 
-def cpu_cases() -> list[Any]:
-    return [_param(env, team.name, "cpu") for env in ENVS for team in plan_of(env).spec.teams]
-
-
 @pytest.fixture(scope="module")
-def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, control_plane: None
+def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, scheduling_control_plane: None
         ) -> Iterator[EnvironmentRun]:  # fmt: skip
     """The environment ``request.param`` on its own control plane (one at a time: tests are grouped by it)."""
     with EnvironmentRun.start(request.param, tmp_path_factory.mktemp(f"env-{request.param}")) as environment:
@@ -77,8 +75,8 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 
 
 def namespace_of(r: EnvironmentRun, team: str) -> str:
-    [ns] = [t.namespace for t in r.plan.spec.teams if t.name == team]
-    return str(ns)
+    [ns] = [ns for ns, t in teams_by_namespace(r.plan).items() if t.name == team]
+    return ns
 
 
 def generated_workload(r: EnvironmentRun, team: str, accelerator: str) -> list[dict[str, Any]]:
@@ -157,11 +155,17 @@ def clean(r: EnvironmentRun, namespace: str) -> None:
     r.cluster.wait_for(lambda: not r.pods(namespace), timeout=60, what=f"pods of {namespace} gone")
 
 
-@pytest.mark.parametrize(("run", "team", "accelerator"), accelerator_cases(), indirect=["run"], scope="module")
-def test_every_teams_generated_workload_runs_on_a_pool_of_its_accelerator(
-    run: EnvironmentRun, team: str, accelerator: str
-) -> None:
-    r, namespace = run, namespace_of(run, team)
+@pytest.mark.parametrize(("run", "team", "what"), cases(), indirect=["run"], scope="module")
+def test_the_environment_runs_what_its_teams_submit(run: EnvironmentRun, team: str, what: str) -> None:
+    """``what``: an accelerator (the team's generated workload runs on a pool of it) or ``cpu``."""
+    if what == "cpu":
+        a_cpu_only_team_pod_never_lands_on_an_accelerator_node(run, team)
+    else:
+        the_generated_workload_runs_on_a_pool_of_its_accelerator(run, team, what)
+
+
+def the_generated_workload_runs_on_a_pool_of_its_accelerator(r: EnvironmentRun, team: str, accelerator: str) -> None:
+    namespace = namespace_of(r, team)
     objects = generated_workload(r, team, accelerator)
     pools = {name for name, acc in pool_accelerators(r.env).items() if acc == accelerator}
     try:
@@ -194,11 +198,10 @@ def cpu_pod(namespace: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
-@pytest.mark.parametrize(("run", "team", "what"), cpu_cases(), indirect=["run"], scope="module")
-def test_a_cpu_only_team_pod_never_lands_on_an_accelerator_node(run: EnvironmentRun, team: str, what: str) -> None:
+def a_cpu_only_team_pod_never_lands_on_an_accelerator_node(r: EnvironmentRun, team: str) -> None:
     """Every node but the accelerator pools' is the (tainted) system pool, so a pod that tolerates the
     accelerator taints is bound to an accelerator node at once; one that does not stays unschedulable."""
-    r, namespace = run, namespace_of(run, team)
+    namespace = namespace_of(r, team)
     try:
         r.cluster.create([cpu_pod(namespace)])
 
@@ -206,10 +209,12 @@ def test_a_cpu_only_team_pod_never_lands_on_an_accelerator_node(run: Environment
             [pod] = r.pods(namespace)
             return pod if pod["spec"].get("nodeName") or unschedulable(pod) else None
 
+        pod: dict[str, Any] | None = None
         try:
-            pod = r.cluster.wait_for(settled, timeout=30, what="the CPU pod bound or refused by the scheduler")
+            pod = r.cluster.wait_for(settled, timeout=20, what="the CPU pod bound or refused by the scheduler")
         except TimeoutError:  # e.g. held by Kueue's scheduling gate: never bound either
             [pod] = r.pods(namespace)
+        assert pod is not None
         node = pod["spec"].get("nodeName")
         assert not (node and r.is_accelerator_node(node)), (
             f"the CPU-only pod of {team} runs on accelerator node {node} (pool {r.pool_of(node)}); "

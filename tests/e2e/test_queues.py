@@ -65,13 +65,13 @@ def fake_nodes(env: EnvironmentPlan) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> Iterator[LocalCluster]:
+def cluster(tmp_path_factory: pytest.TempPathFactory, scheduling_control_plane: None) -> Iterator[LocalCluster]:
     """A control plane of this module's own, with kube-scheduler and kwok: the scenarios count every
     Kueue workload and node, so objects that other modules leave on the session cluster must not reach them."""
     c = LocalCluster.start(tmp_path_factory.mktemp("k8s-queues"))
     try:
         c.start_scheduler()
-        c.start_kwok()
+        c.start_kwok(complete_jobs=False)
         yield c
     finally:
         c.stop()
