@@ -38,7 +38,18 @@ WAIT = 60
 F1 = "F1: LimitRange accelerator defaults make Kueue inject both flavors' selectors; fixed by #19 shipped branch"
 F2 = "F2: LimitRange accelerator defaults make every team pod tolerate accelerator taints; fixed by #19 shipped branch"
 F4 = "F4: JobSet not installed where a multi-host pool needs it; fixed by #19 shipped branch"
-KNOWN: dict[tuple[str, str, str], str] = {}  # (env, team, accelerator or "cpu") -> reason
+# (env, team, accelerator or "cpu") -> reason; observed on main at 90b3e6c with this harness (the engines'
+# messages: F1 pods Pending with both flavors' selectors "12 node(s) didn't match Pod's node affinity/selector"
+# while Kueue reports them Admitted; F4 "no matches for kind JobSet"; F2 CPU pod bound to h100-train-1).
+KNOWN: dict[tuple[str, str, str], str] = {
+    **{
+        ("staging", t, a): F1
+        for t, a in [("nlp", "v5e"), ("nlp", "l4"), ("research", "v5e"), ("serving", "v5e"), ("serving", "l4")]
+    },
+    ("prod", "llm-training", "v5p"): F4,
+    ("prod", "llm-training", "cpu"): F2,
+    ("prod", "serving", "cpu"): F2,
+}
 
 
 def pool_accelerators(env: str) -> dict[str, str]:
