@@ -138,3 +138,29 @@ class EnvironmentRun:
     def is_accelerator_node(self, node_name: str) -> bool:
         allocatable = self.nodes[node_name]["status"]["allocatable"]
         return any(r in allocatable for r in ACCELERATOR_RESOURCES)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python tests/e2e/environments_run.py staging``: bring the environment up, print KUBECONFIG, wait for Ctrl-C."""
+    import argparse
+    import tempfile
+    import time
+
+    parser = argparse.ArgumentParser(description="one shipped environment on a local control plane until Ctrl-C")
+    parser.add_argument("env")
+    args = parser.parse_args(argv)
+    state = Path(tempfile.mkdtemp(prefix=f"gke-accel-env-{args.env}-"))
+    with EnvironmentRun.start(args.env, state) as run:
+        print(f"{args.env}: {len(run.nodes)} nodes, releases {sorted(run.releases)}; logs under {state}")
+        print(f"export KUBECONFIG={run.cluster.kubeconfig}", flush=True)
+        try:
+            while True:
+                run.cluster.check_alive()
+                time.sleep(2)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
