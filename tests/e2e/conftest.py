@@ -7,6 +7,8 @@
 - ``fresh_cluster``: a factory for a new, empty control plane (stopped at the test's end), for tests that
   need a cluster nobody else has touched (e.g. "applies to an empty cluster").
 - ``namespace``: a new namespace for one test, deleted afterwards.
+- ``scheduling_control_plane``: like ``control_plane`` (for modules with clusters of their own), and
+  kube-scheduler and kwok are built too.
 """
 
 from __future__ import annotations
@@ -50,6 +52,13 @@ def _require(need: tuple[str, ...] = CONTROL_PLANE) -> None:
 def control_plane() -> None:
     """For modules that start their own cluster: skip (fail in CI) where the binaries are missing."""
     _require()
+
+
+@pytest.fixture(scope="session")
+def scheduling_control_plane(control_plane: None) -> None:
+    """For modules that start their own cluster with kube-scheduler and kwok (queue scenarios, whole
+    environments): skip (fail in CI) where those binaries are missing."""
+    _require(("kube-scheduler", "kwok"))
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,12 @@
 
 The controller is built by tools/kueue/build.sh into ``~/.cache/gke-accel/kueue/`` (flock'd, reused).
 It runs out of cluster with ``-kubeconfig``, internal certificate management off, every port on
-127.0.0.1, and a self-signed webhook serving certificate in its own state directory. Kueue 0.17.0
+127.0.0.1, and a webhook serving certificate signed by the run's ``WebhookCA`` (tests/e2e/webhooks.py).
+Its webhooks (the release's own ``config/components/webhook``, patches applied) are registered with the
+API server by URL, so a Job or JobSet submitted with only the ``kueue.x-k8s.io/queue-name`` label is
+suspended by Kueue's webhook and admitted as on GKE; ``stop()`` removes the registrations before it
+stops the process (a registered pod webhook with ``failurePolicy: Fail`` and nobody serving it would
+refuse every pod of the cluster). Kueue 0.17.0
 refuses to start without ``/etc/kueue/metrics/certs/tls.{crt,key}`` (a fixed path): the controller
 runs under ``unshare -m`` with an overlay on ``/etc`` whose writes land in the state directory, so the
 machine's ``/etc`` is never written.
@@ -23,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from localcluster import LocalCluster, free_port
+from localcluster import KubectlError, LocalCluster, free_port
+from webhooks import WebhookCA, by_url, kustomized_webhooks, register, unregister, wait_listening
 
-from gke_accel.model.queues.install import JOBSET, KUEUE
+from gke_accel.model.queues.install import JOBSET, KUEUE, Release
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "tools" / "kueue" / "build.sh"
@@ -39,16 +45,21 @@ def module_dir(module: str, version: str) -> Path:
     return Path(json.loads(out.stdout)["Dir"])
 
 
+def release_crds(release: Release) -> list[Path]:
+    """The CRD files of one pinned release (Kueue or JobSet), from its Go module."""
+    return sorted(
+        (module_dir(release.go_module, release.version) / "config" / "components" / "crd" / "bases").glob("*.yaml")
+    )
+
+
 def pinned_crds() -> list[Path]:
-    kueue = module_dir(KUEUE.go_module, KUEUE.version) / "config" / "components" / "crd" / "bases"
-    jobset = module_dir(JOBSET.go_module, JOBSET.version) / "config" / "components" / "crd" / "bases"
-    return sorted(kueue.glob("*.yaml")) + sorted(jobset.glob("*.yaml"))
+    return release_crds(KUEUE) + release_crds(JOBSET)
 
 
-def install_crds(cluster: LocalCluster) -> list[Path]:
-    """Install the pinned Kueue and JobSet CRDs (server-side: the Workload CRD is too large for a
-    client-side apply) and wait until they are served, as installing Kueue first would."""
-    files = pinned_crds()
+def install_crds(cluster: LocalCluster, files: list[Path] | None = None) -> list[Path]:
+    """Install CRDs (default: the pinned Kueue and JobSet ones; server-side: the Workload CRD is too large
+    for a client-side apply) and wait until they are served, as installing the release first would."""
+    files = pinned_crds() if files is None else files
     for f in files:
         cluster.kubectl("apply", "--server-side", "-f", str(f))
     for f in files:
@@ -56,9 +67,44 @@ def install_crds(cluster: LocalCluster) -> list[Path]:
     return files
 
 
-def build_kueue() -> Path:
-    out = subprocess.run([str(BUILD), "kueue"], capture_output=True, text=True, check=True)
+def build(what: str) -> Path:
+    """The controller binary (``kueue`` or ``jobset``) from tools/kueue/build.sh (built once, flock'd)."""
+    out = subprocess.run([str(BUILD), what], capture_output=True, text=True, check=True)
     return Path(out.stdout.strip().splitlines()[-1])
+
+
+def build_kueue() -> Path:
+    return build("kueue")
+
+
+def webhook_component(module: str, version: str) -> Path:
+    return module_dir(module, version) / "config" / "components" / "webhook"
+
+
+def wait_webhook_effective(cluster: LocalCluster, probe: dict[str, Any], effect: Any, what: str) -> None:
+    """Until a server-side dry run of ``probe`` comes back with ``effect(stored)`` true: the API server has
+    picked up the registration and the controller answers (dry runs call webhooks: ``sideEffects: None``)."""
+
+    def effective() -> bool:
+        try:
+            out = cluster.kubectl("create", "--dry-run=server", "-o", "json", "-f", "-", stdin=json.dumps(probe))
+        except KubectlError:
+            return False
+        return bool(effect(json.loads(out.stdout)))
+
+    cluster.wait_for(effective, timeout=60, what=what, interval=0.3)
+
+
+SUSPEND_PROBE = {  # a Job with only the queue label: Kueue's job webhook suspends it (ApplyDefaultForSuspend)
+    "apiVersion": "batch/v1",
+    "kind": "Job",
+    "metadata": {"name": "kueue-webhook-probe", "namespace": "default", "labels": {"kueue.x-k8s.io/queue-name": "p"}},
+    "spec": {
+        "template": {
+            "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}
+        }
+    },
+}
 
 
 def _self_signed(directory: Path, name: str = "tls") -> None:
@@ -72,23 +118,34 @@ def _self_signed(directory: Path, name: str = "tls") -> None:
 
 
 class KueueController:
-    def __init__(self, proc: subprocess.Popen[bytes], log: Path) -> None:
-        self.proc, self.log = proc, log
+    def __init__(self, proc: subprocess.Popen[bytes], log: Path, cluster: LocalCluster) -> None:
+        self.proc, self.log, self.cluster = proc, log, cluster
+        self.webhooks: list[dict[str, Any]] = []
 
     @classmethod
-    def start(cls, cluster: LocalCluster, configuration: dict[str, Any], state: Path) -> KueueController:
+    def start(
+        cls,
+        cluster: LocalCluster,
+        configuration: dict[str, Any],
+        state: Path,
+        ca: WebhookCA | None = None,
+        webhooks: bool = True,
+    ) -> KueueController:
+        """Start Kueue with ``configuration`` (local ports, no leader election and no internal cert
+        management laid over it) and, unless ``webhooks=False``, register its webhooks by URL."""
         binary = build_kueue()
         state.mkdir(parents=True, exist_ok=True)
-        certs = state / "webhook-certs"
-        _self_signed(certs)
+        ca = ca or WebhookCA(state / "webhook-ca")
+        certs = ca.serving_cert(state / "webhook-certs")
         metrics = state / "metrics-certs"
         _self_signed(metrics)
+        webhook_port = free_port()
         config = {
             **configuration,
             "namespace": KUEUE.namespace,
             "health": {"healthProbeBindAddress": f"127.0.0.1:{free_port()}"},
             "metrics": {"bindAddress": f"127.0.0.1:{free_port()}"},
-            "webhook": {"host": "127.0.0.1", "port": free_port(), "certDir": str(certs)},
+            "webhook": {"host": "127.0.0.1", "port": webhook_port, "certDir": str(certs)},
             "leaderElection": {"leaderElect": False},
             "internalCertManagement": {"enable": False},
         }
@@ -119,19 +176,49 @@ class KueueController:
             proc = subprocess.Popen(
                 ["unshare", "-m", "sh", "-c", command], stdout=out, stderr=subprocess.STDOUT, start_new_session=True
             )
-        controller = cls(proc, log)
-        deadline = time.monotonic() + 60
-        while b"Starting workers" not in log.read_bytes() or b"clusterqueue" not in log.read_bytes().lower():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                controller.stop()
-                raise RuntimeError(f"kueue did not start:\n{controller.tail()}")
-            time.sleep(0.3)
+        controller = cls(proc, log, cluster)
+        try:
+            deadline = time.monotonic() + 60
+            while b"Starting workers" not in log.read_bytes() or b"clusterqueue" not in log.read_bytes().lower():
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("kueue exited or did not start its workers in 60 s")
+                time.sleep(0.3)
+            if webhooks:
+                wait_listening(webhook_port, alive=controller.check_alive)
+                controller.register_webhooks(webhook_port, ca)
+        except BaseException as exc:
+            controller.stop()
+            raise RuntimeError(f"kueue did not start: {exc}\n{controller.tail()}") from exc
         return controller
+
+    def register_webhooks(self, port: int, ca: WebhookCA) -> None:
+        """Kueue's MutatingWebhookConfiguration and ValidatingWebhookConfiguration, by URL; returns once
+        the API server calls them (a dry-run Job with only the queue label comes back suspended)."""
+        self.webhooks = by_url(kustomized_webhooks(webhook_component(KUEUE.go_module, KUEUE.version)), port, ca.bundle,
+                               prefix="kueue")  # fmt: skip
+        register(self.cluster, self.webhooks)
+        wait_webhook_effective(
+            self.cluster,
+            SUSPEND_PROBE,
+            lambda job: job["spec"].get("suspend") is True,
+            "Kueue's job webhook to suspend",
+        )
+
+    def unregister_webhooks(self) -> None:
+        unregister(self.cluster, self.webhooks)
+
+    def check_alive(self) -> None:
+        if self.proc.poll() is not None:
+            raise RuntimeError(f"kueue exited with {self.proc.returncode}")
 
     def tail(self, lines: int = 30) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
     def stop(self) -> None:
+        """Remove the webhook registrations, then stop the process group this controller started."""
+        if self.webhooks:
+            self.unregister_webhooks()
+            self.webhooks = []
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:

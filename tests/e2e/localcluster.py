@@ -58,14 +58,27 @@ DEFAULT_CONTROLLERS = (
     "garbagecollector",
     "job",
 )
-# ExtendedResourceToleration: GKE runs it ("Run GPUs in Standard node pools",
-# cloud.google.com/kubernetes-engine/docs/how-to/gpus): pods naming nvidia.com/gpu or google.com/tpu get
-# the accelerator taint's toleration from the API server.
+# Kueue scenarios also need the ReplicaSet and Deployment controllers (workload new writes Deployments).
+WORKLOAD_CONTROLLERS = (*DEFAULT_CONTROLLERS, "replicaset", "deployment")
+# The admission plugins GKE runs that change or refuse pods, as kube-apiserver runs them there:
+# - ExtendedResourceToleration: GKE "Run GPUs in Standard node pools" (cloud.google.com/kubernetes-engine/
+#   docs/how-to/gpus): GKE taints GPU nodes nvidia.com/gpu:NoSchedule and "automatically applies
+#   corresponding tolerations to Pods requesting GPUs by running the ExtendedResourceToleration admission
+#   controller" (the page as quoted in kserve docs/samples/accelerators). The plugin tolerates the taint of
+#   every extended resource a container *names* in requests or limits, whatever the quantity (kubernetes
+#   PR #55839, plugin/pkg/admission/extendedresourcetoleration), so TPU taints (google.com/tpu) too.
+# - LimitRanger (defaults from LimitRanges), Priority (priorityClassName -> priority, the global default
+#   class), DefaultTolerationSeconds (not-ready/unreachable NoExecute tolerations), PodSecurity (GKE enforces
+#   the namespace pod-security.kubernetes.io labels, GA since 1.25), ServiceAccount, RuntimeClass,
+#   ResourceQuota, and the webhook/policy plugins: the upstream default set (Kubernetes "Admission
+#   Controllers Reference", "Which plugins are enabled by default?"), which GKE runs too.
+# Left off: TaintNodesByCondition (it taints new Nodes not-ready until a node-lifecycle controller clears
+# it; kwok's fake nodes are made Ready but nothing here runs nodelifecycle; it changes Nodes, not pods) and
+# NodeRestriction (kubelet credentials only).
 ADMISSION_PLUGINS = (
     "NamespaceLifecycle,LimitRanger,ServiceAccount,PodSecurity,Priority,DefaultTolerationSeconds,"
-    "ExtendedResourceToleration,"
-    "DefaultStorageClass,StorageObjectInUseProtection,RuntimeClass,MutatingAdmissionWebhook,"
-    "ValidatingAdmissionPolicy,ValidatingAdmissionWebhook,ResourceQuota"
+    "ExtendedResourceToleration,DefaultStorageClass,StorageObjectInUseProtection,RuntimeClass,"
+    "MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook,ResourceQuota"
 )
 T = TypeVar("T")
 
@@ -220,13 +233,17 @@ class LocalCluster:
                 f"--authentication-kubeconfig={self.kubeconfig}", f"--authorization-kubeconfig={self.kubeconfig}",
             ])  # fmt: skip
 
-    def start_kwok(self) -> None:
+    def start_kwok(self, complete_jobs: bool = True) -> None:
         """Run kwok (idempotent): it manages nodes labelled ``type=kwok`` (see ``create_nodes``), marks
-        them Ready, heartbeats them, and moves pods bound to them to Running."""
+        them Ready, heartbeats them, and moves pods bound to them to Running. With ``complete_jobs``
+        (kwok's pod-complete stage) a Job's Running pod succeeds at once; without it, it runs until
+        deleted, like a long training run (queue scenarios need the chips to stay in use)."""
         if "kwok" in self.procs:
             return
         bins, reason = find_binaries(["kwok"])
         stages = sorted((self.bins.parent / "stages").glob("*.yaml"))
+        if not complete_jobs:
+            stages = [s for s in stages if s.stem != "pod-complete"]
         if bins is None or not stages:
             raise FileNotFoundError(reason or "kwok stage configs missing: run tools/k8s/build.sh --force")
         self._spawn("kwok", [

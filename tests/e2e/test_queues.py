@@ -1,12 +1,20 @@
-"""Queues on a real API server with the pinned Kueue/JobSet CRDs, and the real Kueue controller.
+"""Queues on a real API server with the pinned Kueue/JobSet CRDs, the real Kueue and JobSet controllers
+with their webhooks registered (tests/e2e/webhooks.py), kube-scheduler and kwok.
 
-Three teams share 32 v5e chips (two 4x4 slices of four 4-chip hosts; q-research 16, q-nlp 8,
-q-serving 8, q-serving may preempt when borrowing) plus Spot L4 GPUs. Fake nodes carry the labels, taints and
-allocatable of the same node-pool plans the pools are rendered from.
+Three teams share 32 v5e chips (eight single-host 2x2 slices, one 4-chip VM each; q-research 16, q-nlp 8,
+q-serving 8, q-serving may preempt when borrowing) plus Spot L4 GPUs. Fake nodes are every node the pools
+can have, with the labels, taints and allocatable of the node-pool plans the pools are rendered from
+(``nodes.pool_node``). Every workload is what ``gke-accel workload new`` writes (``new_workload``, with
+``--completions/--parallelism`` for several hosts and small ``--cpu/--memory``); nobody writes
+``suspend: true``: Kueue's job webhook suspends a Job that carries the queue label, as on GKE. An admitted
+workload's pods are bound to nodes of the admitted flavor and Running; one not admitted has no pods.
+The namespaces get the platform's ServiceAccounts and ResourceQuotas but not its LimitRanges: the
+whole environment, LimitRanges included, runs in test_environments_run.py.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from collections.abc import Iterator
@@ -14,28 +22,29 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kueue_controller import KueueController, install_crds
+from jobset_controller import JobSetController
+from kueue_controller import SUSPEND_PROBE, KueueController, install_crds, wait_webhook_effective
 from localcluster import LocalCluster
 from nodes import pool_node
+from webhooks import WebhookCA, register, unregister
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.platform.manifests import platform_manifests
-from gke_accel.model.queues import QUEUE_LABEL
 from gke_accel.model.queues.install import kueue_configuration
 from gke_accel.model.queues.manifests import queue_manifests
-from gke_accel.model.queues.names import PRIORITY_LABEL
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan
+from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from helpers import base_config, to_yaml
 
 TEAMS = ("q-research", "q-nlp", "q-serving")  # not the other e2e tests' namespaces
-PRIORITY = {"inference": "inference", "training": "training", "batch": "batch"}
+FLAVOR = "v5e-2x2"
 
 
 def shared_environment() -> tuple[EnvironmentPlan, QueuePlan]:
     data = base_config()
     data["tpu_pools"] = [
-        {"name": "v5e", "generation": "v5e", "topology": "4x4", "zone": "us-central1-a", "max_slices": 2}
+        {"name": "v5e", "generation": "v5e", "topology": "2x2", "zone": "us-central1-a", "max_slices": 8}
     ]
     data["gpu_pools"] = [{"name": "l4", "gpu": "l4", "gpus_per_node": 1, "max_nodes": 4, "consumption": "spot"}]
     data["teams"] = [
@@ -56,11 +65,13 @@ def fake_nodes(env: EnvironmentPlan) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> Iterator[LocalCluster]:
-    """A control plane of this module's own: the scenarios count every Kueue workload and node, so
-    objects that other modules leave on the session cluster must not reach them."""
+def cluster(tmp_path_factory: pytest.TempPathFactory, scheduling_control_plane: None) -> Iterator[LocalCluster]:
+    """A control plane of this module's own, with kube-scheduler and kwok: the scenarios count every
+    Kueue workload and node, so objects that other modules leave on the session cluster must not reach them."""
     c = LocalCluster.start(tmp_path_factory.mktemp("k8s-queues"))
     try:
+        c.start_scheduler()
+        c.start_kwok(complete_jobs=False)
         yield c
     finally:
         c.stop()
@@ -79,10 +90,39 @@ def queues_applied(cluster: LocalCluster, crds: list[Path]) -> tuple[Environment
     env, plan = shared_environment()
     platform = platform_manifests(env)
     cluster.apply([m for m in platform if m["kind"] in ("Namespace", "PriorityClass")])
-    cluster.apply([m for m in platform if m["kind"] == "ResourceQuota"])
+    cluster.apply([m for m in platform if m["kind"] in ("ResourceQuota", "ServiceAccount")])
     cluster.apply(queue_manifests(plan, env.spec.platform.priority_classes))
     cluster.create_nodes(fake_nodes(env))
     return env, plan
+
+
+def changed_by_server(declared: Any, stored: Any, path: str = "spec") -> list[str]:
+    """Paths where the stored object differs from what was declared, ignoring what the server only added
+    (its defaults: e.g. a ClusterQueue's ``flavorFungibility``, ``queueingStrategy``, ``stopPolicy``);
+    lists must match element by element; scalars compare as text (quantities keep their spelling)."""
+    if isinstance(declared, dict):
+        if not isinstance(stored, dict):
+            return [path]
+        return [p for k, v in declared.items() for p in changed_by_server(v, stored.get(k), f"{path}.{k}")]
+    if isinstance(declared, list):
+        if not isinstance(stored, list) or len(stored) != len(declared):
+            return [path]
+        return [
+            p
+            for i, (d, s) in enumerate(zip(declared, stored, strict=True))
+            for p in changed_by_server(d, s, f"{path}[{i}]")
+        ]
+    return [] if str(declared) == str(stored) else [f"{path}: {declared!r} stored as {stored!r}"]
+
+
+def test_the_stored_object_comparison_sees_a_changed_quota_and_ignores_added_defaults() -> None:
+    declared = {"resourceGroups": [{"flavors": [{"name": "v5e", "resources": [{"nominalQuota": 16}]}]}]}
+    stored = {"queueingStrategy": "BestEffortFIFO", **declared}
+    assert changed_by_server(declared, stored) == []
+    lowered = {"resourceGroups": [{"flavors": [{"name": "v5e", "resources": [{"nominalQuota": "8"}]}]}]}
+    assert changed_by_server(declared, lowered) == [
+        "spec.resourceGroups[0].flavors[0].resources[0].nominalQuota: 16 stored as '8'"
+    ]
 
 
 def test_every_generated_kueue_object_is_accepted_with_the_pinned_crds(
@@ -93,8 +133,8 @@ def test_every_generated_kueue_object_is_accepted_with_the_pinned_crds(
         meta = manifest["metadata"]
         stored = cluster.get(f"{manifest['kind'].lower()}.kueue.x-k8s.io", meta["name"], meta.get("namespace"))
         assert stored["apiVersion"] == "kueue.x-k8s.io/v1beta2"
-        if "spec" in manifest and manifest["kind"] != "ClusterQueue":
-            assert stored["spec"] == {**stored["spec"], **manifest["spec"]}
+        if "spec" in manifest:  # ClusterQueues included: every declared field as declared, defaults aside
+            assert not changed_by_server(manifest["spec"], stored["spec"]), (manifest["kind"], meta["name"])
     cq = cluster.get("clusterqueue.kueue.x-k8s.io", "q-serving")
     assert cq["spec"]["cohortName"] == "test"
     assert cq["spec"]["preemption"]["borrowWithinCohort"]["policy"] == "LowerPriority"
@@ -120,53 +160,62 @@ def kueue(
     cluster: LocalCluster, queues_applied: tuple[EnvironmentPlan, QueuePlan], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[KueueController]:
     _, plan = queues_applied
+    state = tmp_path_factory.mktemp("kueue")
+    ca = WebhookCA(state / "webhook-ca")
     try:
-        controller = KueueController.start(cluster, kueue_configuration(plan), tmp_path_factory.mktemp("kueue"))
+        jobset = JobSetController.start(cluster, state / "jobset", ca)
     except subprocess.CalledProcessError as exc:
+        pytest.skip(f"the JobSet controller could not be built: {exc.stderr[-500:] if exc.stderr else exc}")
+    try:
+        controller = KueueController.start(cluster, kueue_configuration(plan), state / "kueue", ca)
+    except subprocess.CalledProcessError as exc:
+        jobset.stop()
         pytest.skip(f"the Kueue controller could not be built: {exc.stderr[-500:] if exc.stderr else exc}")
     try:
         yield controller
     finally:
         controller.stop()
+        jobset.stop()
 
 
-def job(team: str, name: str, hosts: int, chips: int = 4, priority: str = "training") -> dict[str, Any]:
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": {
-            "name": name,
-            "namespace": team,
-            "labels": {QUEUE_LABEL: "team", PRIORITY_LABEL: PRIORITY[priority]},
-        },
-        "spec": {
-            "suspend": True,  # no Kueue webhook here: Jobs start suspended, Kueue unsuspends them
-            "parallelism": hosts,
-            "completions": hosts,
-            "template": {
-                "spec": {
-                    "restartPolicy": "Never",
-                    # team namespaces enforce the restricted Pod Security profile
-                    "securityContext": {
-                        "runAsNonRoot": True,
-                        "runAsUser": 65534,
-                        "seccompProfile": {"type": "RuntimeDefault"},
-                    },
-                    "containers": [
-                        {
-                            "name": "train",
-                            "image": "registry.k8s.io/pause:3.10",
-                            "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
-                            "resources": {
-                                "requests": {"google.com/tpu": str(chips), "cpu": "100m", "memory": "64Mi"},
-                                "limits": {"google.com/tpu": str(chips)},
-                            },
-                        }
-                    ],
-                }
-            },
-        },
-    }
+def job(team: str, name: str, hosts: int, priority: str = "training") -> dict[str, Any]:
+    """``gke-accel workload new --kind job --accelerator v5e --chips 4 --completions H --parallelism H
+    --cpu 100m --memory 64Mi --no-checkpoints``: H pods of 4 chips, only the queue label, no suspend."""
+    env, _ = shared_environment()
+    request = WorkloadRequest(
+        name=name, team=team, kind="job", accelerator="v5e", image="registry.k8s.io/pause:3.10", chips=4,
+        priority=priority, completions=hosts, parallelism=hosts, cpu="100m", memory="64Mi", checkpoints=False,
+    )  # fmt: skip
+    [obj] = new_workload(env, request)
+    assert "suspend" not in obj["spec"]
+    return obj
+
+
+def pods_of(cluster: LocalCluster, namespace: str, label: str, name: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = cluster.get("pods", namespace=namespace).get("items", [])
+    return [p for p in items if p["metadata"].get("labels", {}).get(label) == name]
+
+
+def running_on_flavor(cluster: LocalCluster, namespace: str, name: str, count: int, label: str) -> bool:
+    """``count`` pods of the workload are Running on nodes carrying every node label of the flavor (the
+    ResourceFlavor as the server stores it)."""
+    flavor_labels = cluster.get("resourceflavor.kueue.x-k8s.io", FLAVOR)["spec"]["nodeLabels"]
+    pods = [p for p in pods_of(cluster, namespace, label, name) if "deletionTimestamp" not in p["metadata"]]
+    if len(pods) != count or not all(p["status"].get("phase") == "Running" for p in pods):
+        return False
+    for p in pods:
+        node = cluster.get("node", p["spec"]["nodeName"])
+        if any(node["metadata"]["labels"].get(k) != v for k, v in flavor_labels.items()):
+            raise AssertionError(f"pod {p['metadata']['name']} runs on {node['metadata']['name']}, not a {FLAVOR} node")
+    return True
+
+
+def job_running(cluster: LocalCluster, namespace: str, name: str, count: int) -> bool:
+    return running_on_flavor(cluster, namespace, name, count, "batch.kubernetes.io/job-name")
+
+
+def no_pods(cluster: LocalCluster, namespace: str, name: str, label: str = "batch.kubernetes.io/job-name") -> bool:
+    return not pods_of(cluster, namespace, label, name)
 
 
 def workload_of(cluster: LocalCluster, namespace: str, owner: str) -> dict[str, Any] | None:
@@ -207,39 +256,50 @@ def fresh_queues(cluster: LocalCluster, kueue: KueueController) -> Iterator[Loca
         clean(cluster)
 
 
-def test_within_nominal_is_admitted_with_the_flavor_node_labels(fresh_queues: LocalCluster) -> None:
+def submit(c: LocalCluster, obj: dict[str, Any]) -> dict[str, Any]:
+    """``kubectl create`` the object; returns it as the server stored it (after every admission webhook)."""
+    stored: dict[str, Any] = json.loads(c.kubectl("create", "-o", "json", "-f", "-", stdin=json.dumps(obj)).stdout)
+    return stored
+
+
+def test_within_nominal_is_suspended_by_the_webhook_admitted_and_runs_on_the_flavor(fresh_queues: LocalCluster) -> None:
     c = fresh_queues
     start = time.monotonic()
-    c.apply([job("q-research", "within", hosts=4)])
+    created = submit(c, job("q-research", "within", hosts=4))
+    # what workload new writes has no suspend: Kueue's job webhook set it when the Job was created
+    assert created["spec"]["suspend"] is True
     c.wait_for(lambda: admitted(c, "q-research", "within"), what="a 16-chip job within research's nominal admitted")
     w = workload_of(c, "q-research", "within")
     assert w is not None
     [assignment] = w["status"]["admission"]["podSetAssignments"]
-    assert assignment["flavors"]["google.com/tpu"] == "v5e-4x4" and assignment["count"] == 4
+    assert assignment["flavors"]["google.com/tpu"] == FLAVOR and assignment["count"] == 4
     stored = c.get("job", "within", "q-research")
     assert stored["spec"]["suspend"] is False
     selector = stored["spec"]["template"]["spec"]["nodeSelector"]
-    assert selector["cloud.google.com/gke-tpu-topology"] == "4x4"
-    # the ResourceQuota (set to the Kueue ceiling) lets every pod of the admitted job in
-    c.wait_for(lambda: len(c.get("pods", namespace="q-research")["items"]) == 4, what="4 pods created")
-    assert time.monotonic() - start < 30
+    assert selector["cloud.google.com/gke-tpu-topology"] == "2x2"
+    # the ResourceQuota (set to the Kueue ceiling) lets every pod in; the scheduler binds them to v5e nodes
+    c.wait_for(lambda: job_running(c, "q-research", "within", 4), what="4 pods Running on v5e-2x2 nodes")
+    assert time.monotonic() - start < 60
 
 
 def test_over_nominal_waits_then_borrows_idle_chips_then_the_lender_reclaims(fresh_queues: LocalCluster) -> None:
     c = fresh_queues
     c.apply([job("q-research", "own", hosts=4), job("q-nlp", "nlp-own", hosts=2)])
     c.wait_for(lambda: admitted(c, "q-research", "own") and admitted(c, "q-nlp", "nlp-own"), what="nominal jobs")
-    # research asks for 16 more: only serving's 8 are idle, so it waits
+    c.wait_for(lambda: job_running(c, "q-research", "own", 4) and job_running(c, "q-nlp", "nlp-own", 2),
+               what="the nominal jobs' pods Running on the flavor")  # fmt: skip
+    # research asks for 16 more: only serving's 8 are idle, so it waits, with no pod
     c.apply([job("q-research", "borrow", hosts=4, priority="batch")])
     time.sleep(3)
     assert not admitted(c, "q-research", "borrow")
     w = workload_of(c, "q-research", "borrow")
     assert w is not None and condition(w, "QuotaReserved") is None
+    assert no_pods(c, "q-research", "borrow")
     # nlp finishes: 16 idle chips (nlp's 8 + serving's 8), research borrows them
     c.kubectl("delete", "job", "nlp-own", "-n", "q-nlp", "--cascade=foreground")
     c.wait_for(lambda: admitted(c, "q-research", "borrow"), what="the over-nominal job borrows idle chips")
     # the ResourceQuota (the Kueue ceiling, 32 chips) lets the borrowing job's pods in: 8 pods x 4 chips
-    c.wait_for(lambda: len(c.get("pods", namespace="q-research")["items"]) == 8, what="8 pods of 2 admitted jobs")
+    c.wait_for(lambda: job_running(c, "q-research", "borrow", 4), what="the borrowing job's 4 pods Running")
     # nlp wants its share back: its training reclaims by preempting research's borrowing *batch* job
     # (reclaimWithinCohort: LowerPriority; equal-priority borrowers: the next test)
     c.apply([job("q-nlp", "nlp-back", hosts=2)])
@@ -247,6 +307,8 @@ def test_over_nominal_waits_then_borrows_idle_chips_then_the_lender_reclaims(fre
     evicted = condition(workload_of(c, "q-research", "borrow"), "Evicted")
     assert evicted is not None and evicted["reason"] == "Preempted"
     assert admitted(c, "q-research", "own")  # research's nominal job is untouched
+    c.wait_for(lambda: job_running(c, "q-nlp", "nlp-back", 2), timeout=90, what="the reclaiming job's pods Running")
+    c.wait_for(lambda: no_pods(c, "q-research", "borrow"), what="the preempted job's pods gone")
 
 
 def test_inference_preempts_training_not_the_reverse(fresh_queues: LocalCluster) -> None:
@@ -260,6 +322,7 @@ def test_inference_preempts_training_not_the_reverse(fresh_queues: LocalCluster)
     c.apply([job("q-serving", "train-2", hosts=2)])
     time.sleep(3)
     assert not admitted(c, "q-serving", "train-2")
+    assert no_pods(c, "q-serving", "train-2")
     assert all(
         condition(workload_of(c, *t), "Evicted") is None
         for t in [("q-research", "r-train"), ("q-nlp", "n-train"), ("q-serving", "train")]
@@ -270,6 +333,7 @@ def test_inference_preempts_training_not_the_reverse(fresh_queues: LocalCluster)
     c.wait_for(lambda: admitted(c, "q-serving", "serve"), what="the inference job admitted")
     evicted = condition(workload_of(c, "q-serving", "train"), "Evicted")
     assert evicted is not None and evicted["reason"] == "Preempted"
+    c.wait_for(lambda: job_running(c, "q-serving", "serve", 2), timeout=90, what="the inference job's pods Running")
 
 
 def evicted(cluster: LocalCluster, namespace: str, name: str) -> dict[str, Any] | None:
@@ -340,15 +404,18 @@ def test_a_team_gets_its_nominal_back_from_another_teams_borrowing_training(fres
     assert not admitted(c, "q-research", "borrow-2")  # 32 of 32 in use: the earlier borrowing job still waits
 
 
-def jobset(team: str, name: str, hosts: int) -> dict[str, Any]:
-    template = job(team, name, hosts)["spec"]
-    del template["suspend"]
-    return {
-        "apiVersion": "jobset.x-k8s.io/v1alpha2",
-        "kind": "JobSet",
-        "metadata": {"name": name, "namespace": team, "labels": {QUEUE_LABEL: "team", PRIORITY_LABEL: "training"}},
-        "spec": {"suspend": True, "replicatedJobs": [{"name": "slice", "replicas": 1, "template": {"spec": template}}]},
-    }
+def jobset(team: str, name: str, slices: int) -> dict[str, Any]:
+    """``gke-accel workload new --kind jobset --accelerator v5e --chips 4 ...`` with
+    ``replicatedJobs[0].replicas`` edited to ``slices``, as a user asking for several slices does."""
+    env, _ = shared_environment()
+    request = WorkloadRequest(
+        name=name, team=team, kind="jobset", accelerator="v5e", image="registry.k8s.io/pause:3.10", chips=4,
+        cpu="100m", memory="64Mi", checkpoints=False,
+    )  # fmt: skip
+    [obj] = new_workload(env, request)
+    assert "suspend" not in obj["spec"] and len(obj["spec"]["replicatedJobs"]) == 1
+    obj["spec"]["replicatedJobs"][0]["replicas"] = slices
+    return obj
 
 
 def test_a_multi_host_jobset_is_admitted_whole_or_not_at_all(fresh_queues: LocalCluster) -> None:
@@ -358,16 +425,43 @@ def test_a_multi_host_jobset_is_admitted_whole_or_not_at_all(fresh_queues: Local
     )
     used = [("q-nlp", "n-train"), ("q-serving", "s-train"), ("q-research", "r-train")]
     c.wait_for(lambda: all(admitted(c, *t) for t in used), what="24 of 32 chips in use")
-    # a 16-chip slice (4 hosts) does not fit in the 8 chips left: nothing of it is admitted
-    c.apply([jobset("q-research", "slice", hosts=4)])
+    # 16 chips (4 slices) do not fit in the 8 chips left: nothing of it is admitted, and no pod exists
+    created = submit(c, jobset("q-research", "slice", slices=4))
+    assert created["spec"]["suspend"] is True  # Kueue's JobSet webhook
     c.wait_for(lambda: workload_of(c, "q-research", "slice") is not None, what="the JobSet's workload")
     time.sleep(3)
     w = workload_of(c, "q-research", "slice")
     assert condition(w, "QuotaReserved") is None and not admitted(c, "q-research", "slice")
     assert c.get("jobset.jobset.x-k8s.io", "slice", "q-research")["spec"]["suspend"] is True
-    # once 16 chips are free the whole slice is admitted at once: one podset of 4 hosts
+    assert no_pods(c, "q-research", "slice", label="jobset.sigs.k8s.io/jobset-name")
+    # once 16 chips are free the whole JobSet is admitted at once: one podset of 4 pods
     c.kubectl("delete", "job", "n-train", "-n", "q-nlp", "--cascade=foreground")
     c.wait_for(lambda: admitted(c, "q-research", "slice"), what="the JobSet admitted")
     [assignment] = workload_of(c, "q-research", "slice")["status"]["admission"]["podSetAssignments"]  # type: ignore[index]
-    assert assignment["count"] == 4 and assignment["flavors"]["google.com/tpu"] == "v5e-4x4"
+    assert assignment["count"] == 4 and assignment["flavors"]["google.com/tpu"] == FLAVOR
     assert c.get("jobset.jobset.x-k8s.io", "slice", "q-research")["spec"]["suspend"] is False
+    c.wait_for(
+        lambda: running_on_flavor(c, "q-research", "slice", 4, "jobset.sigs.k8s.io/jobset-name"),
+        timeout=90,
+        what="the JobSet's 4 pods Running on v5e-2x2 nodes",
+    )
+
+
+def test_without_kueues_webhook_registration_a_queued_job_is_not_suspended(
+    fresh_queues: LocalCluster, kueue: KueueController
+) -> None:
+    """The registration is what suspends: with Kueue's MutatingWebhookConfiguration deleted (Kueue still
+    running), the same generated Job is stored unsuspended and its pods are created before Kueue can
+    intervene, which is why every test above asserts ``suspend`` on the object as created."""
+    c = fresh_queues
+    [mutating] = [w for w in kueue.webhooks if w["kind"] == "MutatingWebhookConfiguration"]
+    unregister(c, [mutating])
+    try:
+        wait_webhook_effective(c, SUSPEND_PROBE, lambda j: not j["spec"].get("suspend"), "the webhook to be gone")
+        created = submit(c, job("q-nlp", "unhooked", hosts=1))
+        assert created["spec"].get("suspend") is False
+        c.wait_for(lambda: pods_of(c, "q-nlp", "batch.kubernetes.io/job-name", "unhooked"),
+                   what="the Job controller to create a pod of the unsuspended Job")  # fmt: skip
+    finally:
+        register(c, [mutating])
+        wait_webhook_effective(c, SUSPEND_PROBE, lambda j: j["spec"].get("suspend") is True, "the webhook back")
