@@ -27,6 +27,7 @@ from gke_accel.model.queues.names import PRIORITY_LABEL
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan
 from helpers import base_config, to_yaml
+from require import build_output, require_or_skip
 
 TEAMS = ("q-research", "q-nlp", "q-serving")  # not the other e2e tests' namespaces
 PRIORITY = {"inference": "inference", "training": "training"}
@@ -71,7 +72,7 @@ def crds(cluster: LocalCluster) -> list[Path]:
     try:
         return install_crds(cluster)
     except (subprocess.CalledProcessError, FileNotFoundError) as exc:
-        pytest.skip(f"Kueue/JobSet modules not available from the Go module cache or proxy: {exc}")
+        require_or_skip("Kueue/JobSet modules not in the Go module cache or proxy", output=build_output(exc))
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +124,7 @@ def kueue(
     try:
         controller = KueueController.start(cluster, kueue_configuration(plan), tmp_path_factory.mktemp("kueue"))
     except subprocess.CalledProcessError as exc:
-        pytest.skip(f"the Kueue controller could not be built: {exc.stderr[-500:] if exc.stderr else exc}")
+        require_or_skip("the Kueue controller could not be built (tools/kueue/build.sh)", output=build_output(exc))
     try:
         yield controller
     finally:

@@ -34,6 +34,7 @@ from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.workloads.lint import lint_texts
 from gke_accel.workloads.manifests import read_documents
+from require import require_or_skip
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS / "workloads"))  # the shared cases of tests/workloads
@@ -53,7 +54,7 @@ RESULTS: list[dict[str, Any]] = []  # lint verdict vs the server, per workload (
 def _require() -> None:
     bins, reason = find_binaries((*CONTROL_PLANE, "kube-scheduler", "kwok"))
     if bins is None:
-        pytest.skip(reason)
+        require_or_skip(reason)
 
 
 def _ready_nodes(c: LocalCluster, names: list[str]) -> bool:
