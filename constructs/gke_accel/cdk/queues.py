@@ -22,8 +22,9 @@ from gke_accel.cdk._framework import AssetType, Construct, Fn, TerraformAsset
 from gke_accel.cdk._helm import HelmProvider, HelmProviderKubernetes, HelmProviderKubernetesExec, Release
 from gke_accel.cdk.cluster import GkeCluster
 from gke_accel.cdk.platform import EXEC_API_VERSION, EXEC_PLUGIN
+from gke_accel.model.cluster.controllers import ControllerPlacement
 from gke_accel.model.platform.spec import PriorityClassesSpec
-from gke_accel.model.queues.install import JOBSET, KUEUE, kueue_values
+from gke_accel.model.queues.install import JOBSET, KUEUE, jobset_values, kueue_values
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.plan import QueuePlan
 
@@ -65,7 +66,8 @@ def write_queue_chart(plan: QueuePlan, classes: PriorityClassesSpec, where: Path
 
 class KueueQueues(Construct):
     """Kueue, JobSet and the queue objects; ``after`` are resources the queue objects need first
-    (the team namespaces the LocalQueues live in)."""
+    (the team namespaces the LocalQueues live in); ``placement`` puts both controllers on the
+    system pool."""
 
     def __init__(
         self,
@@ -75,6 +77,7 @@ class KueueQueues(Construct):
         plan: QueuePlan,
         classes: PriorityClassesSpec,
         cluster: GkeCluster,
+        placement: ControllerPlacement,
         after: Sequence[Any] = (),
     ) -> None:
         super().__init__(scope, id)
@@ -105,7 +108,7 @@ class KueueQueues(Construct):
             repository=KUEUE.repository,
             chart=KUEUE.chart,
             version=KUEUE.version,
-            values=[kueue_values(plan)],
+            values=[kueue_values(plan, placement)],
             **common,
         )
         self.jobset = Release(
@@ -116,6 +119,7 @@ class KueueQueues(Construct):
             repository=JOBSET.repository,
             chart=JOBSET.chart,
             version=JOBSET.version,
+            values=[jobset_values(placement)],
             **common,
         )
         chart = TerraformAsset(

@@ -11,6 +11,7 @@ from gke_accel.cdk.platform import InClusterPlatform
 from gke_accel.cdk.project_services import ProjectServices
 from gke_accel.cdk.queues import KueueQueues
 from gke_accel.model import EnvironmentPlan
+from gke_accel.model.cluster.controllers import controller_placement
 from gke_accel.model.environment.deploy_needs import required_services
 from gke_accel.model.queues.of_environment import queue_plan_of
 
@@ -62,6 +63,7 @@ class EnvironmentStack(TerraformStack):
                 plan=queues,
                 classes=spec.platform.priority_classes,
                 cluster=self.cluster,
+                placement=controller_placement(plan.cluster),
                 after=self.platform.namespaces(),
             )
             if queues is not None

@@ -11,6 +11,7 @@ from typing import Any
 
 import yaml
 
+from gke_accel.model.cluster.controllers import ControllerPlacement
 from gke_accel.model.queues.plan import QueuePlan
 
 KUEUE_NAMESPACE = "kueue-system"
@@ -70,8 +71,22 @@ class _Dumper(yaml.SafeDumper):
 _Dumper.add_representer(_Block, _block)
 
 
-def kueue_values(plan: QueuePlan) -> str:
-    """Helm values for the Kueue chart (a YAML document)."""
+def _placement(placement: ControllerPlacement) -> dict[str, Any]:
+    """The chart values (``nodeSelector``, ``tolerations``) that put a controller on the system pool:
+    every other pool is tainted, so without them the controller never schedules."""
+    spec = placement.pod_spec()
+    return {"nodeSelector": spec["nodeSelector"], "tolerations": spec["tolerations"]}
+
+
+def kueue_values(plan: QueuePlan, placement: ControllerPlacement) -> str:
+    """Helm values for the Kueue chart (a YAML document): its Configuration, and the controller on the
+    system pool (chart 0.17.0: ``controllerManager.nodeSelector`` / ``.tolerations``)."""
     config = _Block(yaml.safe_dump(kueue_configuration(plan), sort_keys=False))
-    values = {"managerConfig": {"controllerManagerConfigYaml": config}}
+    values = {"controllerManager": _placement(placement), "managerConfig": {"controllerManagerConfigYaml": config}}
     return yaml.dump(values, Dumper=_Dumper, sort_keys=False)
+
+
+def jobset_values(placement: ControllerPlacement) -> str:
+    """Helm values for the JobSet chart: the controller on the system pool (chart 0.11.1:
+    ``controller.nodeSelector`` / ``.tolerations``)."""
+    return yaml.safe_dump({"controller": _placement(placement)}, sort_keys=False)
