@@ -46,3 +46,4 @@ step kubernetes-provider env KUBERNETES_VERSION=3.2.1 KUBERNETES_MODULE_VERSION=
   tools/terraform/build_providers.sh --only kubernetes
 step kueue tools/kueue/build.sh kueue
 step jobset tools/kueue/build.sh jobset
+step helm tools/helm/build.sh
