@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kueue_defaults import stored_spec
 from localcluster import CONTROL_PLANE, DEFAULT_CONTROLLERS, LocalCluster, find_binaries
 from nodes import environment_nodes
 
@@ -117,11 +118,20 @@ def test_the_controllers_pods_bind_to_system_pool_nodes_only(
                if n["metadata"]["labels"].get(key) == value for t in n["spec"].get("taints", []))  # fmt: skip
 
 
-def test_the_queue_objects_of_the_chart_are_stored(
+def test_the_queue_chart_is_stored_as_declared(
     installed: tuple[LocalCluster, dict[str, list[dict[str, Any]]]],
 ) -> None:
+    """Every object of the queue chart, ClusterQueues included, as the server stored it: what we
+    declared plus the CRDs' defaults (kueue_defaults.py), nothing more and nothing less."""
     c, rendered = installed
+    kinds = set()
     for o in rendered["gke-accel-queues"]:
         meta = o["metadata"]
         stored = c.get(f"{o['kind'].lower()}.kueue.x-k8s.io", meta["name"], meta.get("namespace"))
-        assert stored["metadata"]["name"] == meta["name"]
+        if "spec" in o:
+            assert stored["spec"] == stored_spec(o), f"{o['kind']} {meta['name']}"
+        else:  # WorkloadPriorityClass: value and description at the top level
+            assert {k: stored.get(k) for k in o if k not in ("metadata", "apiVersion")} == {
+                k: v for k, v in o.items() if k not in ("metadata", "apiVersion")}  # fmt: skip
+        kinds.add(o["kind"])
+    assert "ClusterQueue" in kinds
