@@ -1,5 +1,7 @@
 """Fixtures of the real-Kubernetes tier. Every test here is marked ``e2e`` (``make e2e`` runs them,
-``make test`` deselects them); without the binaries from tools/k8s/build.sh they skip with the reason.
+``make test`` deselects them); without the binaries from tools/k8s/build.sh they skip with the reason,
+and in CI (``CI=true`` or ``GKE_ACCEL_E2E_REQUIRED=1``) they fail instead (tests/require.py). In CI any
+other skip of an e2e test (a ``pytest.skip``, ``skipif``, ``importorskip``) is turned into a failure too.
 
 - ``cluster``: one control plane for the whole session (etcd, kube-apiserver, kube-controller-manager).
 - ``scheduling_cluster``: the same cluster with kube-scheduler and kwok running (fake nodes go Ready,
@@ -16,11 +18,13 @@ from __future__ import annotations
 import itertools
 import os
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
 from localcluster import CONTROL_PLANE, LocalCluster, find_binaries
+
+from require import require_or_skip, required, why_required
 
 HERE = Path(__file__).resolve().parent
 _counter = itertools.count()
@@ -40,12 +44,48 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
 
 
+def _in_tier(path: object) -> bool:
+    return Path(str(path)).resolve().is_relative_to(HERE)
+
+
+def _skip_reason(longrepr: object) -> str:
+    reason = str(longrepr[2]) if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    return reason.removeprefix("Skipped: ")
+
+
+def _as_failure(report: pytest.TestReport | pytest.CollectReport) -> None:
+    report.outcome = "failed"
+    report.longrepr = (
+        f"skipped in CI ({why_required()}), which the e2e tier does not allow: {_skip_reason(report.longrepr)}"
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """In CI an e2e test that ends skipped (however it skipped) fails instead."""
+    report = yield
+    if report.skipped and required() and _in_tier(item.fspath) and not hasattr(report, "wasxfail"):
+        _as_failure(report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """...and so does a module of the tier that skips at import (``pytest.importorskip``, a module-level skip)."""
+    report = yield
+    if report.skipped and required() and _in_tier(collector.path):
+        _as_failure(report)
+    return report
+
+
 def _require(need: tuple[str, ...] = CONTROL_PLANE) -> None:
     bins, reason = find_binaries(need)
     if bins is None:
-        if os.environ.get("GKE_ACCEL_E2E_REQUIRED") == "1":
-            pytest.fail(reason)
-        pytest.skip(reason)
+        require_or_skip(reason)
 
 
 @pytest.fixture(scope="session")

@@ -81,7 +81,7 @@ def test_tpu_pod_without_the_spot_toleration_does_not_land_on_the_spot_pool(
     scheduling_cluster: LocalCluster, dev_nodes: Any, namespace: str
 ) -> None:
     [v5e] = [p for p in dev_nodes.pools if p.kind == "tpu"]
-    assert v5e.spot  # dev's v5e pool is Spot: GKE taints its nodes
+    assert v5e.spot  # dev's v5e pool is Spot: GKE labels its nodes, gke-accel taints them (tpu_pool.py)
     pod = tpu_pod(namespace, "no-spot", "google.com/tpu", v5e)
     pod["spec"]["tolerations"] = [t for t in pod["spec"]["tolerations"] if t["key"] != "cloud.google.com/gke-spot"]
     scheduling_cluster.create([pod])

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from jobset_controller import JobSetController
 from kueue_controller import SUSPEND_PROBE, KueueController, install_crds, wait_webhook_effective
+from kueue_defaults import stored_spec
 from localcluster import LocalCluster
 from nodes import pool_node
 from webhooks import WebhookCA, register, unregister
@@ -36,6 +37,7 @@ from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from helpers import base_config, to_yaml
+from require import build_output, require_or_skip
 
 TEAMS = ("q-research", "q-nlp", "q-serving")  # not the other e2e tests' namespaces
 FLAVOR = "v5e-2x2"
@@ -82,7 +84,7 @@ def crds(cluster: LocalCluster) -> list[Path]:
     try:
         return install_crds(cluster)
     except (subprocess.CalledProcessError, FileNotFoundError) as exc:
-        pytest.skip(f"Kueue/JobSet modules not available from the Go module cache or proxy: {exc}")
+        require_or_skip("Kueue/JobSet modules not in the Go module cache or proxy", output=build_output(exc))
 
 
 @pytest.fixture(scope="module")
@@ -133,8 +135,8 @@ def test_every_generated_kueue_object_is_accepted_with_the_pinned_crds(
         meta = manifest["metadata"]
         stored = cluster.get(f"{manifest['kind'].lower()}.kueue.x-k8s.io", meta["name"], meta.get("namespace"))
         assert stored["apiVersion"] == "kueue.x-k8s.io/v1beta2"
-        if "spec" in manifest:  # ClusterQueues included: every declared field as declared, defaults aside
-            assert not changed_by_server(manifest["spec"], stored["spec"]), (manifest["kind"], meta["name"])
+        if "spec" in manifest:  # ClusterQueues too: declared + the CRDs' defaults, field for field
+            assert stored["spec"] == stored_spec(manifest), f"{manifest['kind']} {meta['name']}"
     cq = cluster.get("clusterqueue.kueue.x-k8s.io", "q-serving")
     assert cq["spec"]["cohortName"] == "test"
     assert cq["spec"]["preemption"]["borrowWithinCohort"]["policy"] == "LowerPriority"
@@ -165,12 +167,12 @@ def kueue(
     try:
         jobset = JobSetController.start(cluster, state / "jobset", ca)
     except subprocess.CalledProcessError as exc:
-        pytest.skip(f"the JobSet controller could not be built: {exc.stderr[-500:] if exc.stderr else exc}")
+        require_or_skip("the JobSet controller could not be built (tools/kueue/build.sh jobset)", output=build_output(exc))
     try:
         controller = KueueController.start(cluster, kueue_configuration(plan), state / "kueue", ca)
     except subprocess.CalledProcessError as exc:
         jobset.stop()
-        pytest.skip(f"the Kueue controller could not be built: {exc.stderr[-500:] if exc.stderr else exc}")
+        require_or_skip("the Kueue controller could not be built (tools/kueue/build.sh)", output=build_output(exc))
     try:
         yield controller
     finally:

@@ -12,18 +12,20 @@ import pytest
 from localcluster import LocalCluster
 from terraform_k8s import PROVIDER_VERSION, Terraform, kubernetes_part, provider_binary, terraform_command
 
+from require import require_or_skip
+
 ENVS = ("dev", "staging", "prod")
 
 
 @pytest.fixture(scope="module")
 def terraform_ready() -> None:
     if provider_binary() is None:
-        pytest.skip(
+        require_or_skip(
             f"hashicorp/kubernetes {PROVIDER_VERSION} is not in the provider mirror: run KUBERNETES_VERSION=3.2.1 "
             "KUBERNETES_MODULE_VERSION=... tools/terraform/build_providers.sh --only kubernetes (make e2e does)"
         )
     if terraform_command() is None:
-        pytest.skip("no terraform command: run tools/terraform/install_terraform_shim.sh .venv (make e2e does)")
+        require_or_skip("no terraform command: run tools/terraform/install_terraform_shim.sh .venv (make e2e does)")
 
 
 def test_kubernetes_part_refuses_references_outside_it(tmp_path: Path) -> None:

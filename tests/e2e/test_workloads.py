@@ -34,6 +34,7 @@ from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.workloads.lint import lint_texts
 from gke_accel.workloads.manifests import read_documents
+from require import require_or_skip
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS / "workloads"))  # the shared cases of tests/workloads
@@ -47,13 +48,12 @@ NODES_PER_POOL = 4  # fake nodes per pool: the pool's maximum, at most this many
 # (multi-host, slices, retry, capacity are runtime or controller behaviour; queue-label needs Kueue.)
 COMPARED_RULES = {"resource-name", "extended-limits", "no-pool", "tolerations", "gpu-count", "quota", "priority"}
 COMPARED = sorted(k for k, c in CASES.items() if c.rule in COMPARED_RULES or k == "tpu-chips-over")
-RESULTS: list[dict[str, Any]] = []  # lint verdict vs the server, per workload (written to the log at the end)
 
 
 def _require() -> None:
     bins, reason = find_binaries((*CONTROL_PLANE, "kube-scheduler", "kwok"))
     if bins is None:
-        pytest.skip(reason)
+        require_or_skip(reason)
 
 
 def _ready_nodes(c: LocalCluster, names: list[str]) -> bool:
@@ -197,18 +197,7 @@ def test_lint_verdict_matches_the_scheduler(environments: Any, case_id: str, sid
     docs = getattr(CASES[case_id], side)()
     text = yaml.safe_dump_all(docs)
     report = lint_texts(plan, [("case.yaml", text)])
-    started = time.monotonic()
     scheduled, what = run_pods(c, pods_of(text, f"{case_id}-{side}"))
-    RESULTS.append(
-        {
-            "case": case_id,
-            "side": side,
-            "lint_ok": report.ok,
-            "server_ok": scheduled,
-            "detail": what,
-            "seconds": round(time.monotonic() - started, 1),
-        }
-    )
     assert scheduled == report.ok, f"lint said {'ok' if report.ok else 'no'}, the server: {what}\n{report.render()}"
 
 
@@ -270,10 +259,14 @@ def test_verify_passes_on_the_plan_and_catches_drift(environments: Any) -> None:
     node["status"]["allocatable"].pop("google.com/tpu")
     node["status"]["capacity"].pop("google.com/tpu")
     c.create_nodes([node])
-    code, out = _verify(c, "staging")
+    code, out = _verify(c, "staging", "--json")
     assert code == 2, out
-    assert "FAIL    ResourceQuota  nlp/compute" in out.replace("  ", " ").replace(" ", "  ") or "nlp/compute" in out
-    assert f"{pool.name}/{node['metadata']['name']}" in out and "allocatable google.com/tpu=(none), expected 4" in out
+    [report] = json.loads(out)
+    failed = [row for row in report["checks"] if row["status"] == "FAIL"]
+    assert {"area": "ResourceQuota", "subject": "nlp/compute", "status": "FAIL", "detail": "missing"} in failed, failed
+    [node_row] = [row for row in failed if row["subject"] == f"{pool.name}/{node['metadata']['name']}"]
+    assert "allocatable google.com/tpu=(none), expected 4" in node_row["detail"], failed
+    assert len(failed) == 2, failed  # the two drifts, nothing else
 
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))

@@ -79,3 +79,19 @@ def test_a_stack_reading_the_project_from_the_api_is_not_planned_offline(tmp_pat
     ok, text = tool.offline_plan(path, ["terraform-not-called"], {})
     assert ok is None
     assert text == "SKIPPED: data.google_project (reads the project number from the Resource Manager API)"
+
+
+def test_the_summary_line_counts_valid_stacks_with_the_builds_used() -> None:
+    tool = load_tool()
+    builds = {"google": ("8.0.0", "m@v"), "kubernetes": ("3.2.1", "k@v")}
+    records = [
+        {"stack": "dev", "valid": True, "providers": ["google", "kubernetes"], "helm_left_out": 0},
+        {"stack": "prod", "valid": False, "providers": ["google", "helm", "kubernetes"], "helm_left_out": 3},
+    ]
+    summary = tool.summarize(records, builds)
+    assert summary["line"] == (
+        "terraform: 1/2 stacks valid (google 8.0.0, helm not built, kubernetes 3.2.1); "
+        "3 helm resources left out (helm provider not built)"
+    )
+    assert (summary["stacks"], summary["valid"], summary["providers"]["helm"]) == (2, 1, None)
+    assert tool.summarize([], builds)["line"] == "terraform: 0/0 stacks valid ()"

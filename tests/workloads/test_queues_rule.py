@@ -1,5 +1,4 @@
-"""The queue-label rule and template field, on the model's queue contract (skipped where the model
-has no ``queues`` config yet)."""
+"""The queue-label rule and template field, on the model's queue contract (model/queues)."""
 
 from __future__ import annotations
 
@@ -8,12 +7,11 @@ import yaml
 from workload_cases import tpu_job, workload_env_config
 
 from gke_accel.model import load_environment_text
+from gke_accel.model.queues import names
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from gke_accel.workloads.lint import lint_texts
 from gke_accel.workloads.lint.queues import expected_queues
 from helpers import to_yaml
-
-names = pytest.importorskip("gke_accel.model.queues.names", reason="model/queues is not on this branch yet")
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,95 @@
+"""The end of a CI run: one line per tier, from pytest's JUnit XML and validate_stacks' JSON summary,
+never from scraped output.
+
+Usage: python tools/ci/summary.py REPORTS_DIR
+REPORTS_DIR holds ``<tier>.xml`` (pytest ``--junitxml``), ``terraform.json``
+(``GKE_ACCEL_VALIDATE_SUMMARY``) and ``times.tsv`` (``<tier>\\t<seconds>\\t<exit code>``, written by
+.ci/run in the order the tiers ran). Prints e.g.
+
+    unit: 1108 passed, 0 failed, 2 skipped (71 s)
+    e2e: 71 passed, 0 failed, 0 skipped (212 s)
+    terraform: 3/3 stacks valid (google 8.0.0, helm 3.0.2, kubernetes 3.2.1) (95 s)
+
+Exit 1 when a tier failed, ran no tests, has no report, or (the e2e tier) skipped anything; else 0.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+NO_SKIPS = ("e2e",)  # tiers where a skip is a failure: they run only what CI must prove
+
+
+@dataclass(frozen=True)
+class Counts:
+    tests: int
+    failures: int
+    errors: int
+    skipped: int
+
+    @property
+    def passed(self) -> int:
+        return self.tests - self.failures - self.errors - self.skipped
+
+
+def junit_counts(path: Path) -> Counts:
+    """Totals over every <testsuite> of a pytest JUnit XML file."""
+    root = ET.parse(path).getroot()
+    suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+    total = [0, 0, 0, 0]
+    for suite in suites:
+        for i, key in enumerate(("tests", "failures", "errors", "skipped")):
+            total[i] += int(suite.get(key, "0"))
+    return Counts(*total)
+
+
+def tier_line(tier: str, reports: Path, seconds: int, rc: int) -> tuple[str, list[str]]:
+    """(the tier's line, its problems)."""
+    took = f"({seconds} s)"
+    problems = [f"{tier}: exit {rc}"] if rc else []
+    junit, terraform = reports / f"{tier}.xml", reports / f"{tier}.json"
+    if junit.exists():
+        c = junit_counts(junit)
+        line = f"{tier}: {c.passed} passed, {c.failures + c.errors} failed, {c.skipped} skipped {took}"
+        if c.tests == 0:
+            problems.append(f"{tier}: no tests ran (pytest exit 5 or an empty selection)")
+        if c.failures or c.errors:
+            problems.append(f"{tier}: {c.failures} failed, {c.errors} errors")
+        if c.skipped and tier in NO_SKIPS:
+            problems.append(f"{tier}: {c.skipped} skipped; CI allows no skip in this tier")
+        return line, problems
+    if terraform.exists():
+        summary = json.loads(terraform.read_text())
+        if summary["stacks"] == 0 or summary["valid"] < summary["stacks"]:
+            problems.append(f"{tier}: {summary['valid']}/{summary['stacks']} stacks valid")
+        return f"{summary['line']} {took}", problems
+    if rc == 0 and tier in ("lint",):
+        return f"{tier}: ok {took}", problems
+    return f"{tier}: no report {took}", [*problems, f"{tier}: wrote no report"]
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    reports = Path(argv[0])
+    times = reports / "times.tsv"
+    rows = [line.split("\t") for line in times.read_text().splitlines() if line] if times.exists() else []
+    problems: list[str] = []
+    print("--- CI summary ---")
+    for tier, seconds, rc in rows:
+        line, bad = tier_line(tier, reports, int(seconds), int(rc))
+        print(line)
+        problems += bad
+    print(f"total: {sum(int(s) for _, s, _ in rows)} s")
+    for p in problems:
+        print(f"CI FAILED: {p}", file=sys.stderr)
+    return 1 if problems or not rows else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
