@@ -150,7 +150,7 @@ def node_shape(plan: NodePoolPlan, catalog: Catalog | None = None) -> NodeShape:
         machine_type=plan.machine_type,
         zones=plan.zones,
         labels=MappingProxyType(labels),
-        taints=tuple(_taint(t) for t in plan.taints),
+        taints=tuple(_taint(t) for t in (*plan.taints, *plan.gke_taints)),
         resource=resource,
         allocatable=allocatable,
     )
