@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from gke_accel.catalog import load_catalog
 from gke_accel.model.pools.node_pool import LABEL_PREFIX
 from gke_accel.model.pools.node_shape import node_shape
 from gke_nodes import GkeNodeFixture, load_fixtures
@@ -53,3 +54,28 @@ def test_node_extended_resources_match_gke(fixture: GkeNodeFixture) -> None:
     shape = node_shape(fixture.plan())
     allocatable = fixture.node["status"]["allocatable"]
     assert shape.extended_resources() == {k: allocatable[k] for k in EXTENDED if k in allocatable}
+
+
+def _millis(cpu: str) -> int:
+    return int(cpu[:-1]) if cpu.endswith("m") else int(cpu) * 1000
+
+
+def _mib(memory: str) -> float:
+    units = {"Ki": 1 / 1024, "Mi": 1.0, "Gi": 1024.0}
+    return float(memory[:-2]) * units[memory[-2:]]
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=IDS)
+def test_node_cpu_memory_pods_allocatable_match_gke(fixture: GkeNodeFixture) -> None:
+    """Rounding allowed: cpu to the millicore; memory to 1 MiB (the fixtures round GKE's formula down
+    to whole MiB). Capacity is the machine size (fixture README, KCAP)."""
+    shape = node_shape(fixture.plan())
+    want = fixture.node["status"]["allocatable"]
+    assert shape.machine is not None, f"{shape.machine_type}: machine size unknown"
+    assert shape.machine.cpu_millis == _millis(want["cpu"])
+    assert abs(shape.machine.memory_mib - _mib(want["memory"])) <= 1
+    assert shape.machine.pods == int(want["pods"])
+    capacity = fixture.node["status"]["capacity"]
+    size = load_catalog().machine_size(shape.machine_type)
+    assert size is not None
+    assert (size.vcpu * 1000, size.memory_gb * 1024) == (_millis(capacity["cpu"]), _mib(capacity["memory"]))

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from gke_accel.catalog import Catalog, load_catalog
+from gke_accel.model.pools.allocatable import NodeAllocatable, machine_allocatable
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan, Taint
 
 NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
@@ -70,6 +71,7 @@ class NodeShape:
     taints: tuple[NodeTaint, ...] = ()
     resource: str | None = None  # google.com/tpu or nvidia.com/gpu
     allocatable: int = 0  # how many of ``resource`` one node advertises
+    machine: NodeAllocatable | None = None  # cpu/memory/pods left for Pods; None: machine size unknown
 
     def node_labels(self, zone: str) -> dict[str, str]:
         """Every label of a node of this pool in ``zone`` (adds the zone and region labels)."""
@@ -87,6 +89,12 @@ class NodeShape:
 
     def extended_resources(self) -> dict[str, str]:
         return {} if self.resource is None else {self.resource: str(self.allocatable)}
+
+    def node_allocatable(self) -> dict[str, str]:
+        """``status.allocatable`` of a node: cpu, memory and pods where the machine size is known, and
+        the accelerator resource."""
+        base = {} if self.machine is None else self.machine.as_k8s()
+        return {**base, **self.extended_resources()}
 
 
 def mig_partitions(size: str, gpu_memory_gb: int) -> int:
@@ -130,6 +138,7 @@ def node_shape(plan: NodePoolPlan, catalog: Catalog | None = None) -> NodeShape:
         labels[RESERVATION_LABEL] = plan.reservation.name
     resource: str | None = None
     allocatable = 0
+    catalog = catalog or load_catalog()
     if plan.kind == "tpu":
         labels[TPU_ACCELERATOR_LABEL] = plan.accelerator
         if plan.tpu_topology:
@@ -143,7 +152,7 @@ def node_shape(plan: NodePoolPlan, catalog: Catalog | None = None) -> NodeShape:
         if accel is not None and accel.sharing is not None:
             labels[GPU_SHARING_LABEL] = accel.sharing.strategy.lower().replace("_", "-")
             labels[GPU_MAX_CLIENTS_LABEL] = str(accel.sharing.max_shared_clients)
-        resource, allocatable = GPU_RESOURCE, _gpu_allocatable(plan, catalog or load_catalog())
+        resource, allocatable = GPU_RESOURCE, _gpu_allocatable(plan, catalog)
     return NodeShape(
         pool=plan.name,
         kind=plan.kind,
@@ -153,4 +162,5 @@ def node_shape(plan: NodePoolPlan, catalog: Catalog | None = None) -> NodeShape:
         taints=tuple(_taint(t) for t in (*plan.taints, *plan.gke_taints)),
         resource=resource,
         allocatable=allocatable,
+        machine=machine_allocatable(plan.machine_type, catalog),
     )
