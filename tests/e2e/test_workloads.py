@@ -44,7 +44,16 @@ CONFIG = ROOT / "config"
 NODES_PER_POOL = 4  # fake nodes per pool: the pool's maximum, at most this many
 # Rules decided by the scheduler or by admission: their verdicts are compared with the real ones.
 # (multi-host, slices, retry, capacity are runtime or controller behaviour; queue-label needs Kueue.)
-COMPARED_RULES = {"resource-name", "extended-limits", "no-pool", "tolerations", "gpu-count", "quota", "priority"}
+COMPARED_RULES = {
+    "resource-name",
+    "extended-limits",
+    "no-pool",
+    "tolerations",
+    "gpu-count",
+    "node-size",
+    "quota",
+    "priority",
+}
 COMPARED = sorted(k for k, c in CASES.items() if c.rule in COMPARED_RULES or k == "tpu-chips-over")
 RESULTS: list[dict[str, Any]] = []  # lint verdict vs the server, per workload (written to the log at the end)
 
