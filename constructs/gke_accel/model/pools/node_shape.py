@@ -79,8 +79,20 @@ class NodeShape:
 
     def selector(self) -> dict[str, str]:
         """The smallest nodeSelector that picks this pool's kind of accelerator (not the pool itself):
-        TPU generation + topology, or GPU model (+ partition size); Spot where the pool is Spot."""
-        keys = [TPU_ACCELERATOR_LABEL, TPU_TOPOLOGY_LABEL, GPU_ACCELERATOR_LABEL, GPU_PARTITION_LABEL, SPOT_LABEL]
+        TPU generation + topology, or GPU model (+ MIG partition size, + sharing strategy and clients);
+        and how the nodes are obtained (Spot, queued provisioning, flex-start), so a whole-GPU job never
+        lands on MIG or shared nodes and an on-demand one never on DWS nodes."""
+        keys = [
+            TPU_ACCELERATOR_LABEL,
+            TPU_TOPOLOGY_LABEL,
+            GPU_ACCELERATOR_LABEL,
+            GPU_PARTITION_LABEL,
+            GPU_SHARING_LABEL,
+            GPU_MAX_CLIENTS_LABEL,
+            SPOT_LABEL,
+            QUEUED_LABEL,
+            FLEX_START_LABEL,
+        ]
         return {k: self.labels[k] for k in keys if k in self.labels}
 
     def tolerations(self) -> list[dict[str, str]]:
@@ -119,6 +131,15 @@ def _gpu_allocatable(plan: NodePoolPlan, catalog: Catalog) -> int:
     if accel.sharing is not None:
         per_gpu *= accel.sharing.max_shared_clients
     return accel.count * per_gpu
+
+
+def advertised_bounds(plan: NodePoolPlan, catalog: Catalog | None = None) -> tuple[int, int]:
+    """The accelerator resource the pool's nodes advertise in total at its smallest and largest size:
+    TPU chips, GPUs, MIG instances or shared GPU slots (what quotas and Kueue count), unlike
+    ``NodePoolPlan.chip_bounds`` (physical chips, what Compute Engine quotas count)."""
+    low, high = plan.node_bounds()
+    per_node = node_shape(plan, catalog).allocatable if plan.kind != "system" else 0
+    return low * per_node, high * per_node
 
 
 def _taint(t: Taint) -> NodeTaint:
