@@ -8,21 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_accel.catalog import load_catalog
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.node_shape import node_shape
 
-# cpu/memory of a fake node: the machine's vCPUs and memory from the catalog where it lists them (GPU
-# machines); otherwise room for ordinary pods (capacity only, not a GKE fact any test asserts on).
+# cpu/memory of a fake node whose machine size the catalog does not list (the system pool): room for
+# ordinary pods (not a GKE fact any test asserts on). Otherwise node_shape's GKE allocatable.
 BASE_ALLOCATABLE = {"cpu": "32", "memory": "128Gi", "pods": "110"}
-
-
-def machine_allocatable(pool: NodePoolPlan) -> dict[str, str]:
-    machine = load_catalog().gpu_machines.get(pool.machine_type)
-    if machine is None:
-        return dict(BASE_ALLOCATABLE)
-    return {"cpu": str(machine.vcpu), "memory": f"{machine.memory_gb}G", "pods": "110"}
 
 
 def pool_node(pool: NodePoolPlan, index: int = 0) -> dict[str, Any]:
@@ -36,7 +28,7 @@ def pool_node(pool: NodePoolPlan, index: int = 0) -> dict[str, Any]:
         "kubernetes.io/os": "linux",
         "kubernetes.io/arch": "amd64",
     }
-    allocatable = {**machine_allocatable(pool), **shape.extended_resources()}
+    allocatable = {**BASE_ALLOCATABLE, **shape.node_allocatable()}
     return {
         "apiVersion": "v1",
         "kind": "Node",

@@ -26,7 +26,6 @@ from kueue_controller import install_crds
 from localcluster import CONTROL_PLANE, LocalCluster, find_binaries
 from nodes import pool_node
 
-from gke_accel.catalog import load_catalog
 from gke_accel.cli.main import main
 from gke_accel.cli.manifests_view import environment_manifests
 from gke_accel.model import EnvironmentPlan, load_environment
@@ -46,7 +45,16 @@ CONFIG = ROOT / "config"
 NODES_PER_POOL = 4  # fake nodes per pool: the pool's maximum, at most this many
 # Rules decided by the scheduler or by admission: their verdicts are compared with the real ones.
 # (multi-host, slices, retry, capacity are runtime or controller behaviour; queue-label needs Kueue.)
-COMPARED_RULES = {"resource-name", "extended-limits", "no-pool", "tolerations", "gpu-count", "quota", "priority"}
+COMPARED_RULES = {
+    "resource-name",
+    "extended-limits",
+    "no-pool",
+    "tolerations",
+    "gpu-count",
+    "node-size",
+    "quota",
+    "priority",
+}
 COMPARED = sorted(k for k, c in CASES.items() if c.rule in COMPARED_RULES or k == "tpu-chips-over")
 
 
@@ -64,18 +72,6 @@ def _ready_nodes(c: LocalCluster, names: list[str]) -> bool:
     return True
 
 
-def machine_sized(node: dict[str, Any], machine_type: str) -> dict[str, Any]:
-    """cpu and memory of the machine type where the catalog knows them (GPU machines), so pods sized
-    from those facts fit the fake node as they fit the real one."""
-    catalog = load_catalog()
-    machine = catalog.gpu_machines.get(machine_type) or catalog.n1_hosts.get(machine_type)
-    if machine is not None:
-        size = {"cpu": str(machine.vcpu), "memory": f"{machine.memory_gb}G"}
-        node["status"]["allocatable"].update(size)
-        node["status"]["capacity"].update(size)
-    return node
-
-
 def start_environment(tmp: Path, plan: EnvironmentPlan) -> LocalCluster:
     """A cluster with the environment's nodes (each pool at its maximum, capped) and its platform."""
     c = LocalCluster.start(tmp)
@@ -83,7 +79,7 @@ def start_environment(tmp: Path, plan: EnvironmentPlan) -> LocalCluster:
         c.start_scheduler()
         c.start_kwok()
         nodes = [
-            machine_sized(pool_node(pool, i), pool.machine_type)
+            pool_node(pool, i)
             for pool in (plan.cluster.system_pool, *plan.pools)
             for i in range(min(pool.node_bounds()[1], NODES_PER_POOL))
         ]

@@ -167,10 +167,26 @@ def test_queued_pools_get_a_provisioning_request_admission_check_on_their_flavor
     flavor = check["metadata"]["name"]
     assert flavor.endswith("-queued")
     assert check["spec"]["controllerName"] == "kueue.x-k8s.io/provisioning-request"
+    # GKE's DWS page ("Run a large-scale workload with flex-start with queued provisioning") and the
+    # Kueue v0.17 ProvisioningRequestConfig CRD: the ResizeRequest's name goes into the pods' nodeSelector.
     assert config["spec"] == {
         "provisioningClassName": "queued-provisioning.gke.io",
+        "podSetUpdates": {
+            "nodeSelector": [
+                {
+                    "key": "autoscaling.gke.io/provisioning-request",
+                    "valueFromProvisioningClassDetail": "ResizeRequestName",
+                }
+            ]
+        },
         "managedResources": ["nvidia.com/gpu"],
     }
+    [flavor_obj] = [o for o in objects if o["kind"] == "ResourceFlavor" and o["metadata"]["name"] == flavor]
+    # tests/fixtures/gke-nodes/gpu-h100-queued.yaml: GKE taints the nodes; Kueue adds the flavor's
+    # tolerations to the pods it admits there.
+    assert {"key": "cloud.google.com/gke-queued", "operator": "Equal", "value": "true", "effect": "NoSchedule"} in (
+        flavor_obj["spec"]["tolerations"]
+    )
     cq = next(o for o in objects if o["kind"] == "ClusterQueue")
     assert cq["spec"]["admissionChecksStrategy"] == {"admissionChecks": [{"name": flavor, "onFlavors": [flavor]}]}
 
@@ -243,14 +259,21 @@ def test_cohort_name(cohort: str, ok: bool) -> None:
     assert (issues == []) is ok
 
 
-@pytest.mark.parametrize("consumption", ["queued", "flex-start"])
-def test_a_queued_or_flex_start_pool_without_kueue_is_rejected(consumption: str) -> None:
+def test_a_queued_pool_without_kueue_is_rejected() -> None:
     data = shared_config()
-    data["gpu_pools"][0]["consumption"] = consumption
+    data["gpu_pools"][0]["consumption"] = "queued"
     for queues in (None, QueuesSpec(enabled=False)):
         [issue] = issues_for(data, queues)
-        assert f"gpu_pools[0].consumption: '{consumption}'" in issue and "needs Kueue" in issue
+        assert "gpu_pools[0].consumption: 'queued'" in issue and "needs Kueue" in issue
     assert issues_for(data, QueuesSpec()) == []
+
+
+def test_a_flex_start_pool_needs_no_kueue() -> None:
+    # GKE documents flex-start VMs without queued provisioning: no Kueue, no ProvisioningRequest.
+    data = shared_config()
+    data["gpu_pools"][0]["consumption"] = "flex-start"
+    data["gpu_pools"][0].pop("node_count", None)
+    assert issues_for(data, None) == []
 
 
 def test_the_model_rejects_what_the_config_cannot_express() -> None:

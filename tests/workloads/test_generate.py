@@ -148,3 +148,42 @@ def test_deployment_with_a_port_gets_probes_and_a_read_only_root(env: Environmen
     assert not any("CKV_K8S_8" in v for v in dep["metadata"]["annotations"].values())
     [job] = new_workload(env, REQUESTS["tpu-job"])
     assert any(v.startswith("CKV_K8S_8=") for v in job["metadata"]["annotations"].values())
+
+
+def _big_quota_env() -> EnvironmentPlan:
+    from workload_cases import workload_env_config
+
+    from gke_accel.model import load_environment_text
+    from helpers import to_yaml
+
+    data = workload_env_config()
+    data["teams"][0].update(cpu=1024, memory_gib=4096)
+    return load_environment_text(to_yaml(data), expected_name="test")
+
+
+def _mib(q: str) -> float:
+    return float(q[:-2]) * {"Mi": 1.0, "Gi": 1024.0}[q[-2:]]
+
+
+def test_a_pod_that_owns_a_tpu_vm_is_sized_for_the_vm() -> None:
+    """Expected bounds from tests/fixtures/gke-nodes/tpu-v5e-single-host.yaml (ct5lp-hightpu-4t allocatable
+    111650m, 185653Mi): the pod gets it less at most 2 cpu / 4 GiB for GKE's DaemonSets and the GCS FUSE
+    sidecar. On main it asked for 8 cpu / 32Gi as requests and limits (code review C2)."""
+    [job] = new_workload(_big_quota_env(), REQUESTS["tpu-job"])
+    res = pod_of(job)["containers"][0]["resources"]
+    cpu, memory = res["requests"]["cpu"], res["requests"]["memory"]
+    millis = int(cpu[:-1]) if cpu.endswith("m") else int(cpu) * 1000
+    assert 111650 - 2000 <= millis <= 111650
+    assert 185653 - 4096 <= _mib(memory) <= 185653
+    assert res["limits"]["cpu"] == cpu and res["limits"]["memory"] == memory  # Guaranteed: the LimitRange
+    # would otherwise give a missing cpu limit its default of 1 and refuse the pod
+
+
+def test_sizing_never_exceeds_the_team_quota() -> None:
+    # nlp's quota in the test environment: cpu 64, memory 256Gi; one pod plus its 250m/256Mi FUSE sidecar.
+    from workload_cases import workload_env
+
+    [job] = new_workload(workload_env(), REQUESTS["tpu-job"])
+    res = pod_of(job)["containers"][0]["resources"]["requests"]
+    assert res["cpu"] == "63750m"
+    assert _mib(res["memory"]) <= 256 * 1024 - 256

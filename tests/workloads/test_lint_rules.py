@@ -189,6 +189,25 @@ CASES = {
         lambda: [gpu_job(4)],
         "asks for 4 GPUs per pod, but a node of the selected pools has at most 2",
     ),
+    # node-size: cpu/memory against GKE's allocatable of the machine (model/pools/allocatable.py). Expected
+    # limits from the hand-written fixtures: ct5lp-hightpu-4t 185653Mi (tests/fixtures/gke-nodes/
+    # tpu-v5e-single-host.yaml); the largest L4 host of the environment, g2-standard-24, by GKE's
+    # "Plan node sizes" tiers worked by hand: 24000m - (60 + 10 + 2x5 + 20x2.5)m = 23870m. Both below the
+    # team's quota, so only node-size can fire.
+    "node-size-memory": Case(
+        "node-size",
+        "error",
+        edit(tpu_job, lambda d: [r.update(memory="181Gi") for r in pod_of(d)["containers"][0]["resources"].values()]),
+        edit(tpu_job, lambda d: [r.update(memory="182Gi") for r in pod_of(d)["containers"][0]["resources"].values()]),
+        "memory 182.0Gi (a node has 181.3Gi)",
+    ),
+    "node-size-cpu": Case(
+        "node-size",
+        "error",
+        edit(lambda: gpu_job(1), lambda d: limits(d).update(cpu="23870m")),
+        edit(lambda: gpu_job(1), lambda d: limits(d).update(cpu="24")),
+        "cpu 24 (a node has 23.87)",
+    ),
     "tpu-chips-over": Case(
         "tpu-chips",
         "error",

@@ -108,7 +108,10 @@ def test_changed_quota_is_drift(staging: EnvironmentPlan) -> None:
 
 def test_quantities_are_compared_by_value(staging: EnvironmentPlan) -> None:
     state = healthy_state(staging)
-    state.objects[("ResourceQuota", "nlp", "compute")]["spec"]["hard"]["requests.memory"] = "274877906944"  # 256Gi
+    hard = state.objects[("ResourceQuota", "nlp", "compute")]["spec"]["hard"]
+    declared = hard["requests.memory"]  # e.g. 258Gi: the team's 256Gi plus room for GCS FUSE sidecars
+    unit = {"Gi": 2**30, "Mi": 2**20}[declared[-2:]]
+    hard["requests.memory"] = str(int(declared[:-2]) * unit)  # the same quantity in bytes
     assert verify_state(staging, state).ok
 
 

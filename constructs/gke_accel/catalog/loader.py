@@ -65,6 +65,15 @@ class GpuMachine:
 
 
 @dataclass(frozen=True)
+class MachineSize:
+    """vCPU and memory (GiB) of a Compute Engine machine type."""
+
+    machine_type: str
+    vcpu: int
+    memory_gb: int
+
+
+@dataclass(frozen=True)
 class N1Host:
     machine_type: str
     vcpu: int
@@ -144,6 +153,17 @@ class Catalog:
     prices: PriceBook
     driver_installer: DriverInstallerFacts
     zones: ZoneFacts
+    tpu_machine_sizes: dict[str, MachineSize] = field(default_factory=dict)
+
+    def machine_size(self, machine_type: str) -> MachineSize | None:
+        """vCPU and memory of a TPU host, accelerator-optimized GPU machine or listed N1 host."""
+        if machine_type in self.tpu_machine_sizes:
+            return self.tpu_machine_sizes[machine_type]
+        gpu = self.gpu_machines.get(machine_type)
+        if gpu is not None:
+            return MachineSize(machine_type, gpu.vcpu, gpu.memory_gb)
+        n1 = self.n1_hosts.get(machine_type)
+        return None if n1 is None else MachineSize(machine_type, n1.vcpu, n1.memory_gb)
 
     def gpu_model(self, name: str) -> GpuModel | None:
         """Find a GPU model by accelerator type (``nvidia-l4``) or alias (``l4``), case-insensitively."""
@@ -268,4 +288,7 @@ def load_catalog() -> Catalog:
             unsupported_models=tuple(di["unsupported_models"]),
         ),
         zones=zones,
+        tpu_machine_sizes={
+            str(n): MachineSize(str(n), int(r["vcpu"]), int(r["memory_gb"])) for n, r in tpu["machine_sizes"].items()
+        },
     )

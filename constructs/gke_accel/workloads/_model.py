@@ -18,6 +18,7 @@ from gke_accel.model.platform.capacity import accelerator_key
 from gke_accel.model.platform.manifests import WORKLOAD_KSA, platform_manifests, quota_key
 from gke_accel.model.platform.rules import checkpoint_bucket, team_namespace
 from gke_accel.model.platform.spec import TeamSpec
+from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB, pod_share
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, LABEL_PREFIX, TPU_RESOURCE
 from gke_accel.model.pools.node_shape import NODEPOOL_LABEL, NodeShape, NodeTaint, node_shape
 from gke_accel.model.pools.topology import dims, topology_problem
@@ -27,6 +28,8 @@ from gke_accel.model.queues.plan import QueuePlan, TeamQueue
 POOL_LABEL = f"{LABEL_PREFIX}/pool"  # our own label with the pool name as configured
 
 __all__ = [
+    "GCSFUSE_SIDECAR_CPU_MILLIS",
+    "GCSFUSE_SIDECAR_MEMORY_MIB",
     "GPU_RESOURCE",
     "NODEPOOL_LABEL",
     "POOL_LABEL",
@@ -51,6 +54,7 @@ __all__ = [
     "plan_gpu_pool",
     "plan_tpu_pool",
     "platform_manifests",
+    "pod_share",
     "queue_plan_of",
     "quota_key",
     "team_namespace",

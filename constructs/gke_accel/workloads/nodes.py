@@ -33,8 +33,14 @@ class PoolNodes:
 
     @property
     def allocatable(self) -> dict[str, Decimal]:
-        """Extended resources one node advertises (cpu and memory are not modelled: not checked)."""
-        return {k: Decimal(v) for k, v in self.shape.extended_resources().items()}
+        """What one node offers to Pods: the accelerator resource and, where the catalog knows the
+        machine's size, cpu (cores) and memory (bytes) after GKE's reservation."""
+        out = {k: Decimal(v) for k, v in self.shape.extended_resources().items()}
+        machine = self.shape.machine
+        if machine is not None:
+            out["cpu"] = Decimal(machine.cpu_millis) / 1000
+            out["memory"] = Decimal(machine.memory_mib) * 1024 * 1024
+        return out
 
     @property
     def group(self) -> str:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.platform.spec import TeamSpec
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan
+from gke_accel.model.pools.node_shape import advertised_bounds
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ def capacity_rows(
     for pool in pools:
         if pool.kind == "system":
             continue
-        low, high = pool.chip_bounds()
+        low, high = advertised_bounds(pool, catalog)  # MIG instances and shared slots, as nodes advertise
         entry = bounds.setdefault((pool.resource, pool.accelerator), [0, 0])
         entry[0] += low
         entry[1] += high

@@ -15,6 +15,7 @@ from gke_accel.model.platform.driver_installer import InstallerVariant, installe
 from gke_accel.model.platform.rules import team_namespace, team_service_account_id
 from gke_accel.model.platform.spec import TeamSpec
 from gke_accel.model.platform.tenancy import TEAM_ROLE, pod_security_labels, team_role_rules
+from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB
 from gke_accel.model.pools.node_pool import DRIVER_VARIANT_LABEL, GPU_RESOURCE, LABEL_PREFIX, TPU_RESOURCE
 from gke_accel.model.queues.of_environment import queue_plan_of
 
@@ -92,6 +93,16 @@ def team_objects(plan: EnvironmentPlan, team: TeamSpec, catalog: Catalog) -> lis
     queues = queue_plan_of(plan, catalog)
     ceilings = next((t.ceilings for t in queues.teams if t.team == team.name), None) if queues else None
     hard |= {quota_key(r): str(n) for r, n in (ceilings or _per_resource(team, catalog)).items()}
+    if ceilings is not None and plan.spec.platform.checkpoints.enabled:
+        # Kueue admits by the pod templates; GKE then injects the GCS FUSE sidecar into each pod that
+        # mounts the bucket, and this quota counts it: room for one sidecar per accelerator pod Kueue
+        # can admit, so an admitted pod is never refused here (model/pools/allocatable.py).
+        pods = min(team.pods, sum(ceilings.values()))
+        millis = team.cpu * 1000 + pods * GCSFUSE_SIDECAR_CPU_MILLIS
+        mib = team.memory_gib * 1024 + pods * GCSFUSE_SIDECAR_MEMORY_MIB
+        # the API server's canonical form, so what is stored reads as declared
+        hard["requests.cpu"] = str(millis // 1000) if millis % 1000 == 0 else f"{millis}m"
+        hard["requests.memory"] = f"{mib // 1024}Gi" if mib % 1024 == 0 else f"{mib}Mi"
     objects: list[Manifest] = [
         {
             "apiVersion": "v1",

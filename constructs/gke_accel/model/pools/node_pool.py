@@ -9,6 +9,9 @@ from typing import Literal
 PoolKind = Literal["tpu", "gpu", "system"]
 
 SPOT_TAINT_KEY = "cloud.google.com/gke-spot"
+# GKE taints every node of a queued-provisioning (Dynamic Workload Scheduler) pool itself; the pool
+# config does not carry it (tests/fixtures/gke-nodes/README.md, source DWS).
+QUEUED_TAINT_KEY = "cloud.google.com/gke-queued"
 SYSTEM_TAINT_KEY = "components.gke.io/gke-managed-components"
 GPU_RESOURCE = "nvidia.com/gpu"
 TPU_RESOURCE = "google.com/tpu"
@@ -106,6 +109,11 @@ class NodePoolPlan:
         if self.reservation is not None and self.reservation.consume != "NO_RESERVATION":
             return "reservation"
         return "on-demand"
+
+    @property
+    def gke_taints(self) -> tuple[Taint, ...]:
+        """Taints GKE puts on the nodes by itself (not rendered into the node pool's config)."""
+        return (Taint(QUEUED_TAINT_KEY, "true"),) if self.queued else ()
 
     @property
     def resource(self) -> str:

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from gke_accel.catalog import Catalog, load_catalog
+from gke_accel.model.pools.allocatable import NodeAllocatable, machine_allocatable
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan, Taint
 
 NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
@@ -70,6 +71,7 @@ class NodeShape:
     taints: tuple[NodeTaint, ...] = ()
     resource: str | None = None  # google.com/tpu or nvidia.com/gpu
     allocatable: int = 0  # how many of ``resource`` one node advertises
+    machine: NodeAllocatable | None = None  # cpu/memory/pods left for Pods; None: machine size unknown
 
     def node_labels(self, zone: str) -> dict[str, str]:
         """Every label of a node of this pool in ``zone`` (adds the zone and region labels)."""
@@ -77,8 +79,20 @@ class NodeShape:
 
     def selector(self) -> dict[str, str]:
         """The smallest nodeSelector that picks this pool's kind of accelerator (not the pool itself):
-        TPU generation + topology, or GPU model (+ partition size); Spot where the pool is Spot."""
-        keys = [TPU_ACCELERATOR_LABEL, TPU_TOPOLOGY_LABEL, GPU_ACCELERATOR_LABEL, GPU_PARTITION_LABEL, SPOT_LABEL]
+        TPU generation + topology, or GPU model (+ MIG partition size, + sharing strategy and clients);
+        and how the nodes are obtained (Spot, queued provisioning, flex-start), so a whole-GPU job never
+        lands on MIG or shared nodes and an on-demand one never on DWS nodes."""
+        keys = [
+            TPU_ACCELERATOR_LABEL,
+            TPU_TOPOLOGY_LABEL,
+            GPU_ACCELERATOR_LABEL,
+            GPU_PARTITION_LABEL,
+            GPU_SHARING_LABEL,
+            GPU_MAX_CLIENTS_LABEL,
+            SPOT_LABEL,
+            QUEUED_LABEL,
+            FLEX_START_LABEL,
+        ]
         return {k: self.labels[k] for k in keys if k in self.labels}
 
     def tolerations(self) -> list[dict[str, str]]:
@@ -87,6 +101,12 @@ class NodeShape:
 
     def extended_resources(self) -> dict[str, str]:
         return {} if self.resource is None else {self.resource: str(self.allocatable)}
+
+    def node_allocatable(self) -> dict[str, str]:
+        """``status.allocatable`` of a node: cpu, memory and pods where the machine size is known, and
+        the accelerator resource."""
+        base = {} if self.machine is None else self.machine.as_k8s()
+        return {**base, **self.extended_resources()}
 
 
 def mig_partitions(size: str, gpu_memory_gb: int) -> int:
@@ -113,6 +133,15 @@ def _gpu_allocatable(plan: NodePoolPlan, catalog: Catalog) -> int:
     return accel.count * per_gpu
 
 
+def advertised_bounds(plan: NodePoolPlan, catalog: Catalog | None = None) -> tuple[int, int]:
+    """The accelerator resource the pool's nodes advertise in total at its smallest and largest size:
+    TPU chips, GPUs, MIG instances or shared GPU slots (what quotas and Kueue count), unlike
+    ``NodePoolPlan.chip_bounds`` (physical chips, what Compute Engine quotas count)."""
+    low, high = plan.node_bounds()
+    per_node = node_shape(plan, catalog).allocatable if plan.kind != "system" else 0
+    return low * per_node, high * per_node
+
+
 def _taint(t: Taint) -> NodeTaint:
     return NodeTaint(t.key, t.value, _EFFECTS[t.effect])
 
@@ -130,6 +159,7 @@ def node_shape(plan: NodePoolPlan, catalog: Catalog | None = None) -> NodeShape:
         labels[RESERVATION_LABEL] = plan.reservation.name
     resource: str | None = None
     allocatable = 0
+    catalog = catalog or load_catalog()
     if plan.kind == "tpu":
         labels[TPU_ACCELERATOR_LABEL] = plan.accelerator
         if plan.tpu_topology:
@@ -143,14 +173,15 @@ def node_shape(plan: NodePoolPlan, catalog: Catalog | None = None) -> NodeShape:
         if accel is not None and accel.sharing is not None:
             labels[GPU_SHARING_LABEL] = accel.sharing.strategy.lower().replace("_", "-")
             labels[GPU_MAX_CLIENTS_LABEL] = str(accel.sharing.max_shared_clients)
-        resource, allocatable = GPU_RESOURCE, _gpu_allocatable(plan, catalog or load_catalog())
+        resource, allocatable = GPU_RESOURCE, _gpu_allocatable(plan, catalog)
     return NodeShape(
         pool=plan.name,
         kind=plan.kind,
         machine_type=plan.machine_type,
         zones=plan.zones,
         labels=MappingProxyType(labels),
-        taints=tuple(_taint(t) for t in plan.taints),
+        taints=tuple(_taint(t) for t in (*plan.taints, *plan.gke_taints)),
         resource=resource,
         allocatable=allocatable,
+        machine=machine_allocatable(plan.machine_type, catalog),
     )

@@ -1,9 +1,9 @@
 """Kueue ResourceFlavors derived from the environment's node-pool plans.
 
-One flavor per kind of node a job can land on: TPU generation + topology, or GPU model, and how the
-nodes are obtained (on-demand/reservation, Spot, or through queued provisioning). Its node labels
-and tolerations come from the same ``NodePoolPlan`` objects the pools are rendered from, so a flavor
-that matches no pool, or a pool no flavor covers, cannot be produced.
+One flavor per kind of node a job can land on: TPU generation + topology, or GPU model + MIG partition
+size + sharing strategy, and how the nodes are obtained (on-demand/reservation, Spot, queued
+provisioning, flex-start). Its node labels and tolerations are ``node_shape``'s (the one source of
+GKE node facts), and its capacity counts what the nodes advertise (MIG instances, shared slots).
 """
 
 from __future__ import annotations
@@ -11,20 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gke_accel.model.pools.node_pool import SPOT_TAINT_KEY, NodePoolPlan, Taint
+from gke_accel.model.pools.node_pool import SPOT_TAINT_KEY, NodePoolPlan
+from gke_accel.model.pools.node_shape import NodeShape, NodeTaint, advertised_bounds, node_shape
 
-TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
-TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
-GPU_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
-SPOT_LABEL = "cloud.google.com/gke-spot"
-EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
-
-
-@dataclass(frozen=True)
-class Toleration:
-    key: str
-    value: str
-    effect: str  # Kubernetes spelling: NoSchedule, PreferNoSchedule, NoExecute
+Toleration = NodeTaint  # a flavor tolerates its nodes' taints; Kueue adds them to the pods it admits
 
 
 @dataclass(frozen=True)
@@ -37,29 +27,19 @@ class Flavor:
     node_labels: tuple[tuple[str, str], ...]
     tolerations: tuple[Toleration, ...]
     pools: tuple[str, ...]
-    chips_max: int  # the pools' chips or GPUs at their largest size
-    provisioning: str  # on-demand, spot, queued or flex-start (queued and flex-start need an admission check)
+    chips_max: int  # what the pools' nodes advertise at their largest size (MIG instances, shared slots)
+    provisioning: str  # on-demand, spot, queued or flex-start
 
     @property
     def needs_provisioning_request(self) -> bool:
-        return self.provisioning in ("queued", "flex-start")
+        """Only queued provisioning goes through a ProvisioningRequest; flex-start VMs without it are
+        created by the cluster autoscaler for pending pods (GKE documents both modes)."""
+        return self.provisioning == "queued"
 
 
 def node_labels(pool: NodePoolPlan) -> dict[str, str]:
-    """The GKE node labels that identify a pool's kind of node (set by GKE on every node)."""
-    if pool.kind == "tpu":
-        labels = {TPU_ACCELERATOR_LABEL: pool.accelerator}
-        if pool.tpu_topology:
-            labels[TPU_TOPOLOGY_LABEL] = pool.tpu_topology
-    else:
-        labels = {GPU_ACCELERATOR_LABEL: pool.accelerator}
-    if pool.spot:
-        labels[SPOT_LABEL] = "true"
-    return labels
-
-
-def tolerations(taints: Sequence[Taint]) -> tuple[Toleration, ...]:
-    return tuple(Toleration(t.key, t.value, EFFECTS[t.effect]) for t in taints)
+    """The GKE node labels that identify a pool's kind of node: ``node_shape``'s selector."""
+    return node_shape(pool).selector()
 
 
 def _provisioning(pool: NodePoolPlan) -> str:
@@ -72,16 +52,23 @@ def _provisioning(pool: NodePoolPlan) -> str:
     return "on-demand"
 
 
-def _short(pool: NodePoolPlan) -> str:
+def _short(pool: NodePoolPlan, shape: NodeShape) -> str:
     if pool.kind == "tpu":
         return f"{pool.tpu_generation or pool.accelerator}-{pool.tpu_topology}"
-    return pool.accelerator.removeprefix("nvidia-")
+    name = pool.accelerator.removeprefix("nvidia-")
+    accel = pool.guest_accelerator
+    if accel is not None and accel.partition_size:
+        name += f"-mig-{accel.partition_size.replace('.', '-')}"
+    if accel is not None and accel.sharing is not None:
+        strategy = "ts" if accel.sharing.strategy == "TIME_SHARING" else "mps"
+        name += f"-{strategy}{accel.sharing.max_shared_clients}"
+    return name
 
 
 def flavor_name(pool: NodePoolPlan) -> str:
     provisioning = _provisioning(pool)
     suffix = "" if provisioning == "on-demand" else f"-{provisioning}"
-    return f"{_short(pool)}{suffix}"
+    return f"{_short(pool, node_shape(pool))}{suffix}"
 
 
 def plan_flavors(pools: Sequence[NodePoolPlan]) -> tuple[Flavor, ...]:
@@ -94,20 +81,21 @@ def plan_flavors(pools: Sequence[NodePoolPlan]) -> tuple[Flavor, ...]:
     flavors = []
     for name, members in sorted(groups.items()):
         first = members[0]
-        taints = sorted({t for p in members for t in p.taints}, key=lambda t: (t.key, t.value))
+        shapes = [node_shape(p) for p in members]
+        taints = sorted({t for s in shapes for t in s.taints}, key=lambda t: (t.key, t.value))
         flavors.append(
             Flavor(
                 name=name,
                 resource=first.resource,
                 accelerator=first.accelerator,
-                node_labels=tuple(sorted(node_labels(first).items())),
-                tolerations=tolerations(taints),
+                node_labels=tuple(sorted(shapes[0].selector().items())),
+                tolerations=tuple(taints),
                 pools=tuple(p.name for p in members),
-                chips_max=sum(p.chip_bounds()[1] for p in members),
+                chips_max=sum(advertised_bounds(p)[1] for p in members),
                 provisioning=_provisioning(first),
             )
         )
     return tuple(flavors)
 
 
-__all__ = ["SPOT_TAINT_KEY", "Flavor", "Toleration", "flavor_name", "node_labels", "plan_flavors", "tolerations"]
+__all__ = ["SPOT_TAINT_KEY", "Flavor", "Toleration", "flavor_name", "node_labels", "plan_flavors"]

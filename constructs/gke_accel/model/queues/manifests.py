@@ -17,6 +17,7 @@ MANAGED_BY = {"app.kubernetes.io/managed-by": "gke-accel"}
 CPU_FLAVOR = "cpu-memory"  # cpu and memory of every pod: no node labels, never borrowed
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
+PROVISIONING_REQUEST_LABEL = "autoscaling.gke.io/provisioning-request"
 
 
 def _meta(name: str, namespace: str | None = None) -> dict[str, Any]:
@@ -48,7 +49,20 @@ def admission_checks(plan: QueuePlan) -> list[Manifest]:
                 "apiVersion": API,
                 "kind": "ProvisioningRequestConfig",
                 "metadata": _meta(f.name),
-                "spec": {"provisioningClassName": QUEUED_PROVISIONING_CLASS, "managedResources": [f.resource]},
+                "spec": {
+                    "provisioningClassName": QUEUED_PROVISIONING_CLASS,
+                    # GKE "Run a large-scale workload with flex-start with queued provisioning": the
+                    # nodes GKE creates for a request carry this label with the ResizeRequest's name;
+                    # Kueue copies it into the job's nodeSelector, so the pods land on exactly those
+                    # nodes (Kueue v0.17 CRD: podSetUpdates.nodeSelector[].key /
+                    # valueFromProvisioningClassDetail; managedResources).
+                    "podSetUpdates": {
+                        "nodeSelector": [
+                            {"key": PROVISIONING_REQUEST_LABEL, "valueFromProvisioningClassDetail": "ResizeRequestName"}
+                        ]
+                    },
+                    "managedResources": [f.resource],
+                },
             },
             {
                 "apiVersion": API,

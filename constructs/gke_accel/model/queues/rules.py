@@ -15,7 +15,10 @@ from gke_accel.model.queues.flavors import plan_flavors
 from gke_accel.model.queues.plan import flavors_of, split_nominal
 from gke_accel.model.queues.spec import QueuesSpec
 
-NEEDS_KUEUE = ("queued", "flex-start")
+# Queued provisioning: jobs get their nodes through a ProvisioningRequest, which Kueue creates. Flex-start
+# without queued provisioning needs neither Kueue nor a ProvisioningRequest: the cluster autoscaler
+# creates flex-start VMs for pending pods (GKE "About GPU obtainability with flex-start").
+NEEDS_KUEUE = ("queued",)
 
 
 def _check_pools_need_kueue(spec: EnvironmentSpec, issues: IssueCollector) -> None:
@@ -26,8 +29,8 @@ def _check_pools_need_kueue(spec: EnvironmentSpec, issues: IssueCollector) -> No
             issues.bad(
                 f"{kind}[{i}].consumption",
                 consumption,
-                "needs Kueue: jobs obtain these nodes through Kueue "
-                "(a ProvisioningRequest admission check for queued pools)",
+                "needs Kueue: jobs obtain these nodes through a ProvisioningRequest, which Kueue's "
+                "admission check creates",
                 "add `queues: {}` (installs Kueue and one queue per team), or another consumption type",
             )
 

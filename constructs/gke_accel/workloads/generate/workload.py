@@ -10,12 +10,15 @@ from typing import Any, Literal
 
 from gke_accel.catalog import load_catalog
 from gke_accel.workloads._model import (
+    GCSFUSE_SIDECAR_CPU_MILLIS,
+    GCSFUSE_SIDECAR_MEMORY_MIB,
     ConfigError,
     ConfigIssue,
     EnvironmentPlan,
     TeamSpec,
     accelerator_key,
     checkpoint_bucket,
+    pod_share,
 )
 from gke_accel.workloads.generate.pod import pod_template
 from gke_accel.workloads.lint.queues import QUEUE_LABEL, team_queue
@@ -27,7 +30,7 @@ KINDS: tuple[Kind, ...] = ("job", "jobset", "deployment")
 Obj = dict[str, Any]
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 APP_RETRIES = 3  # application errors before the job (or JobSet) gives up; disruptions are free
-DEFAULT_TPU_CPU, DEFAULT_TPU_MEMORY_GIB = 8, 32  # machine sizes of TPU VMs are not in the catalog
+DEFAULT_CPU, DEFAULT_MEMORY_GIB = 8, 32  # for a machine type whose size the catalog does not list
 
 
 @dataclass(frozen=True)
@@ -90,17 +93,23 @@ def choose_pool(plan: EnvironmentPlan, req: WorkloadRequest) -> PoolNodes:
     return match[0]
 
 
-def _size(pool: PoolNodes, chips: int, req: WorkloadRequest) -> tuple[str, str]:
-    """cpu and memory per pod: half of the node's share for the pod's chips, unless given."""
-    catalog = load_catalog()
-    machine = catalog.gpu_machines.get(pool.plan.machine_type) or catalog.n1_hosts.get(pool.plan.machine_type)
-    share = Decimal(chips) / max(1, pool.shape.allocatable)
-    if machine is not None:
-        cpu = max(1, int(machine.vcpu * share / 2))
-        memory = max(2, int(machine.memory_gb * share / 2))
+def _size(
+    pool: PoolNodes, chips: int, req: WorkloadRequest, team: TeamSpec, pods: int, sidecar: bool
+) -> tuple[str, str]:
+    """cpu and memory per pod, unless given: the pod's share of the node (chips / the node's chips) of
+    what GKE and its DaemonSets leave for Pods, less the GCS FUSE sidecar (model/pools/allocatable.py).
+    A pod that takes every chip of a TPU VM gets the whole VM, but never more than the team's quota
+    allows for ``pods`` pods at once (the sidecar counts against the quota too)."""
+    machine = pool.shape.machine
+    if machine is None:  # machine size not in the catalog (ct4p): a modest fixed size
+        millis, mib = DEFAULT_CPU * 1000, DEFAULT_MEMORY_GIB * 1024
     else:
-        cpu, memory = DEFAULT_TPU_CPU, DEFAULT_TPU_MEMORY_GIB
-    return req.cpu or str(cpu), req.memory or f"{memory}Gi"
+        millis, mib = pod_share(machine, chips / max(1, pool.shape.allocatable), gcsfuse_sidecar=sidecar)
+    side_cpu, side_mib = (GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB) if sidecar else (0, 0)
+    millis = max(250, min(millis, team.cpu * 1000 // pods - side_cpu))
+    mib = max(512, min(mib, team.memory_gib * 1024 // pods - side_mib))
+    cpu = f"{millis // 1000}" if millis % 1000 == 0 else f"{millis}m"
+    return req.cpu or cpu, req.memory or f"{mib}Mi"
 
 
 def _metadata(name: str, ns: str, labels: dict[str, str], template: Obj) -> Obj:
@@ -146,7 +155,8 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     if vms > 1 and req.kind != "jobset":
         raise _fail("--kind", f"{req.kind!r}: a {pool.plan.tpu_topology} slice has {vms} VMs, one pod each", "jobset")
     chips = pool.plan.chips_per_node if pool.plan.kind == "tpu" else (req.chips or 1)
-    cpu, memory = _size(pool, chips, req)
+    pods = vms * (req.replicas if req.kind == "deployment" else req.parallelism)
+    cpu, memory = _size(pool, chips, req, team, pods, plan.spec.platform.checkpoints.enabled and req.checkpoints)
     queue = team_queue(plan, team)
     workload_labels = {**req.labels, **({QUEUE_LABEL: queue} if queue else {})}
     cp = plan.spec.platform.checkpoints

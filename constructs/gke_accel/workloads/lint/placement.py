@@ -40,7 +40,7 @@ def _no_pool(pod: Obj, path: str, checks: list[PoolCheck]) -> Finding:
 
 
 def _resources(path: str, accel: str | None, requests: dict[str, Decimal], checks: list[PoolCheck]) -> Finding:
-    if accel is not None:
+    if accel is not None and not any(requests[accel] <= c.pool.allocatable.get(accel, Decimal(0)) for c in checks):
         amount = requests[accel]
         per_node = max((c.pool.allocatable.get(accel, Decimal(0)) for c in checks), default=Decimal(0))
         pools = ", ".join(c.pool.describe() for c in checks)

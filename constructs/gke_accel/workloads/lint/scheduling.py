@@ -159,10 +159,16 @@ def check_pool(pod: Obj, requests: dict[str, Decimal], pool: PoolNodes) -> PoolC
         if have is None and not extended:
             continue  # cpu/memory of this machine not known: not checked
         if have is None or amount > have:
-            check.resources.append(f"{name} {amount.normalize():f} (a node has {0 if have is None else have:f})")
+            check.resources.append(f"{name} {_show(name, amount)} (a node has {_show(name, have or Decimal(0))})")
     if pool.max_nodes == 0:
         check.resources.append("the pool has no nodes (max 0)")
     return check
+
+
+def _show(name: str, amount: Decimal) -> str:
+    if name == "memory":
+        return f"{(amount / 2**30).quantize(Decimal('0.1'))}Gi"
+    return f"{amount.normalize():f}"
 
 
 def toleration_yaml(taint: NodeTaint) -> str:

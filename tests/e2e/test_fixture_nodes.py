@@ -1,0 +1,191 @@
+"""lint against kube-scheduler on GKE's nodes as GKE's documentation describes them.
+
+The fake nodes here are the hand-written fixtures of tests/fixtures/gke-nodes (labels, taints,
+allocatable cited from GKE pages), not nodes derived from our own ``node_shape``: so a wrong GKE fact
+in ``node_shape`` (a missing taint, a wrong allocatable) shows up as lint disagreeing with the
+scheduler. The environment holds the fixtures' pools; each case is a Job (the job controller makes the
+pod, kube-scheduler places it) whose pod is shaped from ``node_shape`` the way ``workload new`` and
+the Kueue flavors shape pods, at and just past each limit lint knows. A table of the verdicts goes
+to the log (pytest -s, or the junit output).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from localcluster import CONTROL_PLANE, LocalCluster, find_binaries
+
+from gke_accel.model import EnvironmentPlan, load_environment_text
+from gke_accel.model.pools.node_shape import node_shape
+from gke_accel.workloads.lint import lint_texts
+
+TESTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TESTS))
+from gke_nodes import GkeNodeFixture, load_fixtures  # noqa: E402
+from helpers import base_config, to_yaml  # noqa: E402
+
+FIXTURES = load_fixtures()
+TEAM = "fx"
+RESULTS: list[dict[str, Any]] = []
+CASES = ("fits", "cpu-over", "memory-over", "accelerator-over", "no-tolerations")
+# Rules the scheduler (or admission) decides; runtime rules (multi-host layout, retries) are not compared.
+SCHEDULER_RULES = {"resource-name", "extended-limits", "no-pool", "tolerations", "gpu-count", "tpu-chips", "node-size",
+                   "quota", "priority"}  # fmt: skip
+RESTRICTED = {
+    "allowPrivilegeEscalation": False,
+    "capabilities": {"drop": ["ALL"]},
+    "runAsNonRoot": True,
+    "runAsUser": 10001,
+    "seccompProfile": {"type": "RuntimeDefault"},
+}
+
+
+def fixture_env() -> EnvironmentPlan:
+    data = base_config()
+    data["cluster"]["node_zones"] = ["us-central1-a", "us-central1-b", "us-central1-c"]
+    data["tpu_pools"] = [f.pool for f in FIXTURES if f.kind == "tpu"]
+    data["gpu_pools"] = [f.pool for f in FIXTURES if f.kind == "gpu"]
+    data["teams"] = [
+        {
+            "name": TEAM,
+            "google_group": "fx@acme.example.com",
+            # the whole of each accelerator (queues: quotas may not exceed what the pools hold)
+            "accelerators": {"v5e": 20, "v6e": 5, "v5p": 4, "l4": 8, "h100": 64, "a100-80gb": 8, "t4": 4},
+            "cpu": 100_000,
+            "memory_gib": 100_000,
+            "pods": 1000,
+        }
+    ]
+    data["queues"] = {}  # the queued-provisioning pool needs Kueue in config (Kueue itself is not run here)
+    return load_environment_text(to_yaml(data), expected_name="test")
+
+
+def _job(fixture: GkeNodeFixture, case: str) -> dict[str, Any]:
+    shape = node_shape(fixture.plan())
+    assert shape.machine is not None and shape.resource is not None
+    cpu, memory, units = shape.machine.cpu_millis, shape.machine.memory_mib, shape.allocatable
+    if case == "cpu-over":
+        cpu += 1000
+    elif case == "memory-over":
+        memory += 1024
+    elif case == "accelerator-over":
+        units += 1
+    resources = {"cpu": f"{cpu}m", "memory": f"{memory}Mi", shape.resource: str(units)}
+    pod: dict[str, Any] = {
+        "restartPolicy": "Never",
+        "automountServiceAccountToken": False,
+        "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+        "nodeSelector": shape.selector(),
+        "containers": [
+            {
+                "name": "main",
+                "image": "registry.example/train:1",
+                "resources": {"requests": resources, "limits": resources},
+                "securityContext": RESTRICTED,
+            }
+        ],
+    }
+    if case != "no-tolerations":
+        pod["tolerations"] = shape.tolerations()
+    name = f"{fixture.name}-{case}"[:63].rstrip("-")
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": TEAM, "labels": {"kueue.x-k8s.io/queue-name": "team"}},
+        "spec": {"backoffLimit": 0, "template": {"metadata": {"labels": {"app": name}}, "spec": pod}},
+    }
+
+
+@pytest.fixture(scope="module")
+def fixture_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    bins, reason = find_binaries((*CONTROL_PLANE, "kube-scheduler", "kwok"))
+    if bins is None:
+        pytest.skip(reason)
+    c = LocalCluster.start(tmp_path_factory.mktemp("k8s-fixtures"))
+    try:
+        c.start_scheduler()
+        c.start_kwok()
+        nodes = []
+        for f in FIXTURES:
+            node = yaml.safe_load(yaml.safe_dump(f.node))
+            node["metadata"]["labels"]["kubernetes.io/hostname"] = node["metadata"]["name"]
+            nodes.append(node)
+        c.create_nodes(nodes)
+        names = [n["metadata"]["name"] for n in nodes]
+
+        def ready() -> bool:
+            for name in names:
+                conditions = c.get("node", name).get("status", {}).get("conditions", [])
+                if not any(x["type"] == "Ready" and x["status"] == "True" for x in conditions):
+                    return False
+            return True
+
+        c.wait_for(ready, timeout=90, what="kwok to mark the fixture nodes Ready")
+        c.kubectl("taint", "nodes", "--all", "node.kubernetes.io/not-ready:NoSchedule-", check=False)
+        c.kubectl("create", "namespace", TEAM)
+        yield c
+    finally:
+        if RESULTS:
+            agree = sum(r["lint_ok"] == r["server_ok"] for r in RESULTS)
+            print(
+                f"\nlint vs kube-scheduler on GKE fixture nodes: {len(RESULTS)} cases, {agree} agree, "
+                f"{len(RESULTS) - agree} disagree"
+            )
+            for r in RESULTS:
+                mark = "agree   " if r["lint_ok"] == r["server_ok"] else "DISAGREE"
+                print(
+                    f"  {mark} {r['case']:48} lint={'ok' if r['lint_ok'] else 'no':3} "
+                    f"scheduler={'ok' if r['server_ok'] else 'no':3} {r['detail'][:90]}"
+                )
+        c.stop()
+
+
+def _scheduled(c: LocalCluster, job: dict[str, Any]) -> tuple[bool, str]:
+    name = job["metadata"]["name"]
+    c.create([job])
+    try:
+
+        def settled() -> tuple[bool, str] | None:
+            pods = c.get("pod", namespace=TEAM)["items"]
+            mine = [p for p in pods if p["metadata"].get("labels", {}).get("app") == name]
+            if not mine:
+                return None
+            cond = {x["type"]: x for x in mine[0].get("status", {}).get("conditions", [])}
+            scheduled = cond.get("PodScheduled")
+            if scheduled is None:
+                return None
+            where = mine[0]["spec"].get("nodeName") or scheduled.get("message", "")
+            return scheduled["status"] == "True", str(where)
+
+        return c.wait_for(settled, timeout=60, what=f"the pod of Job {name} to be scheduled or unschedulable")
+    finally:
+        c.kubectl("delete", "job", name, "-n", TEAM, "--cascade=foreground", "--wait=true", check=False)
+        c.kubectl("delete", "pods", "-l", f"app={name}", "-n", TEAM, "--grace-period=0", "--force",
+                  "--wait=true", check=False)  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("fixture", FIXTURES, ids=[f.name for f in FIXTURES])
+def test_lint_agrees_with_the_scheduler_on_gke_nodes(
+    fixture_cluster: LocalCluster, fixture: GkeNodeFixture, case: str
+) -> None:
+    plan = fixture_env()
+    job = _job(fixture, case)
+    report = lint_texts(plan, [("case.yaml", yaml.safe_dump(job))])
+    errors = [f for v in report.verdicts for f in v.findings if f.severity == "error" and f.rule in SCHEDULER_RULES]
+    lint_ok = not errors
+    started = time.monotonic()
+    ok, detail = _scheduled(fixture_cluster, job)
+    RESULTS.append(
+        {"case": f"{fixture.name}/{case}", "lint_ok": lint_ok, "server_ok": ok, "detail": detail,
+         "seconds": round(time.monotonic() - started, 1)}
+    )  # fmt: skip
+    assert ok == lint_ok, f"lint said {'ok' if lint_ok else 'no'}, the scheduler: {detail}\n{report.render()}"
+    if case != "accelerator-over":  # one GPU more can still fit a MIG or shared node of the same model
+        assert ok == (case == "fits"), f"{case}: the scheduler said {'ok' if ok else 'no'} ({detail})"
