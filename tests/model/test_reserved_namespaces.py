@@ -68,3 +68,17 @@ def test_a_namespace_of_the_team_s_own_is_accepted(namespace: str) -> None:
 
 def test_an_invalid_namespace_is_refused_as_such() -> None:
     assert "is not a DNS-1123 label" in _refusal("NLP_team")
+
+
+def test_queues_need_a_kubernetes_version_that_serves_admission_policies_as_v1() -> None:
+    data = base_config()
+    data["teams"] = [TEAM]
+    data["queues"] = {}
+    data["platform"] = {"kubernetes_version": "1.30"}
+    load_environment_text(to_yaml(data))
+    data["platform"] = {"kubernetes_version": "1.29"}
+    with pytest.raises(ConfigError) as info:
+        load_environment_text(to_yaml(data))
+    assert "platform.kubernetes_version" in str(info.value) and "ValidatingAdmissionPolicy" in str(info.value)
+    del data["queues"]
+    load_environment_text(to_yaml(data))  # without Kueue there is no policy: 1.29 is fine

@@ -14,6 +14,7 @@ from gke_accel.model.platform.capacity import accelerator_key, capacity_rows
 from gke_accel.model.platform.driver_installer import installer_variants
 from gke_accel.model.platform.reserved import RESERVED_HELP, reserved_reason
 from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.queues.names import uses_kueue
 
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$")
 BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
@@ -21,6 +22,7 @@ IPV4 = re.compile(r"[0-9]{1,3}(\.[0-9]{1,3}){3}")
 K8S_MINOR = re.compile(r"^1\.(2[5-9]|3[0-9])$")
 PRIORITY_MAX, PRIORITY_MIN = 1_000_000_000, -2_147_483_648
 GSA_MAX = 30
+VAP_MINOR = 30  # ValidatingAdmissionPolicy v1 (GA) from Kubernetes 1.30
 
 
 def team_service_account_id(team: str, environment: str) -> str:
@@ -187,6 +189,14 @@ def check_platform(
             spec.platform.kubernetes_version,
             "is not a supported Kubernetes minor version",
             "1.25 to 1.39, e.g. 1.33",
+        )
+    elif uses_kueue(spec) and int(spec.platform.kubernetes_version.split(".")[1]) < VAP_MINOR:
+        issues.bad(
+            "platform.kubernetes_version",
+            spec.platform.kubernetes_version,
+            "is too old for queues: the Kueue priority fence is a ValidatingAdmissionPolicy, "
+            "served as admissionregistration.k8s.io/v1 from Kubernetes 1.30",
+            "1.30 or later",
         )
     class_names = _check_priority_classes(spec, issues)
     _check_teams(spec, class_names, issues)
