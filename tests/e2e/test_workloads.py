@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 import yaml
+from fake_controllers import fake_controllers
 from kueue_controller import install_crds
 from localcluster import CONTROL_PLANE, LocalCluster, find_binaries
 from nodes import pool_node
@@ -30,6 +31,7 @@ from gke_accel.cli.main import main
 from gke_accel.cli.manifests_view import environment_manifests
 from gke_accel.model import EnvironmentPlan, load_environment
 from gke_accel.model.platform.manifests import platform_manifests
+from gke_accel.model.pools.node_shape import NODEPOOL_LABEL
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.workloads.lint import lint_texts
 from gke_accel.workloads.manifests import read_documents
@@ -237,6 +239,9 @@ def test_verify_passes_on_the_plan_and_catches_drift(environments: Any) -> None:
         timeout=60,
         what="installer pods Ready",
     )
+    system = next(n["metadata"]["name"] for n in c.get("node")["items"]
+                  if n["metadata"]["labels"].get(NODEPOOL_LABEL) == plan.cluster.system_pool.name)  # fmt: skip
+    fake_controllers(c, plan, system)  # verify checks Kueue's and JobSet's controllers are ready there
     started = time.monotonic()
     code, out = _verify(c, "staging")
     elapsed = time.monotonic() - started

@@ -13,6 +13,7 @@ from server_defaults import as_stored, canonical_quantity
 
 from gke_accel.cli.main import main
 from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
+from gke_accel.model.platform.fences import priority_fence
 from gke_accel.model.platform.manifests import gib_quantity, platform_manifests, quota_key
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of
@@ -209,7 +210,8 @@ def test_manifest_files_in_name_order_create_every_namespace_before_its_objects(
     assert seen_kinds[0] == "PriorityClass" and "Namespace" in seen_kinds
     queues = queue_plan_of(plan_of(env))
     kueue = queue_manifests(queues, plan_of(env).spec.platform.priority_classes) if queues else []
-    assert len(seen_kinds) == len(platform_manifests(plan_of(env))) + len(kueue)
+    fence = priority_fence(plan_of(env))  # the Kueue priority admission policy and binding
+    assert len(seen_kinds) == len(platform_manifests(plan_of(env))) + len(fence) + len(kueue)
 
 
 def test_stdout_lists_objects_in_apply_order(capsys: pytest.CaptureFixture[str]) -> None:

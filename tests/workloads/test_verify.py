@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 
 from gke_accel.model import EnvironmentPlan, load_environment
-from gke_accel.model.platform.manifests import platform_manifests
-from gke_accel.model.queues.manifests import queue_manifests
-from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.workloads.nodes import pool_nodes
 from gke_accel.workloads.verify import ClusterState, verify_state
+from gke_accel.workloads.verify.check import expected_objects
+from gke_accel.workloads.verify.controllers import controller_deployments
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,9 +35,7 @@ def healthy_state(plan: EnvironmentPlan, *, skip_pools: tuple[str, ...] = ()) ->
     objects: dict[tuple[str, str, str], Any] = {}
     namespaces = set()
     pods = []
-    queues = queue_plan_of(plan)
-    kueue = queue_manifests(queues, plan.spec.platform.priority_classes) if queues else []
-    for m in platform_manifests(plan) + kueue:
+    for m in expected_objects(plan):
         meta = m["metadata"]
         if m["kind"] == "Namespace":
             namespaces.add(meta["name"])
@@ -57,6 +54,15 @@ def healthy_state(plan: EnvironmentPlan, *, skip_pools: tuple[str, ...] = ()) ->
                         }
                     )
         objects[(m["kind"], meta.get("namespace", ""), meta["name"])] = copy.deepcopy(m)
+    system = next(
+        n["metadata"]["name"] for n in nodes if n["metadata"]["name"].startswith(plan.cluster.system_pool.name)
+    )
+    for ns, name in controller_deployments(plan):  # as the Deployment and ReplicaSet controllers leave them
+        objects[("Deployment", ns, name)] = {"metadata": {"name": name, "namespace": ns}, "spec": {"replicas": 1},
+                                             "status": {"replicas": 1, "readyReplicas": 1}}  # fmt: skip
+        owner = {"kind": "ReplicaSet", "name": f"{name}-5d8f7c9b6"}
+        pods.append({"metadata": {"name": f"{name}-5d8f7c9b6-x2x7q", "namespace": ns, "ownerReferences": [owner]},
+                     "spec": {"nodeName": system}, "status": {}})  # fmt: skip
     return ClusterState(nodes=nodes, pods=pods, objects=objects, namespaces=namespaces)
 
 
@@ -155,7 +161,7 @@ def test_service_account_annotation_is_checked(staging: EnvironmentPlan) -> None
 
 def test_missing_namespace(staging: EnvironmentPlan) -> None:
     state = healthy_state(staging)
-    state.namespaces.discard("serving")
+    del state.objects[("Namespace", "", "serving")]
     assert statuses(verify_state(staging, state))[("namespace", "serving")] == "FAIL"
 
 

@@ -85,7 +85,7 @@ class QueueControllers(Construct):
         super().__init__(scope, id)
         # Credentials as for the kubernetes provider: a short-lived token from gke-gcloud-auth-plugin on
         # every run, never an attribute Terraform writes to state (docs/security.md).
-        provider = HelmProvider(
+        self.provider = provider = HelmProvider(
             self,
             "helm",
             kubernetes=HelmProviderKubernetes(

@@ -17,6 +17,7 @@ from gke_accel.catalog import load_catalog
 from gke_accel.cli import (
     cost_view,
     deploy_roles_view,
+    explain_view,
     lint_view,
     manifests_view,
     queues_view,
@@ -55,6 +56,7 @@ COMMAND_MODULES = (
     lint_view,
     workload_view,
     verify_view,
+    explain_view,
     deploy_roles_view,
 )
 # What ``synth`` prints for each environment after its pool summary.

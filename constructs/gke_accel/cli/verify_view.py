@@ -1,5 +1,6 @@
 """``gke-accel verify --env ENV [--context CTX] [--smoke]``: the live cluster against the plan.
-Read-only unless ``--smoke``. Exit 0 when everything matches, 2 on drift.
+Read-only unless ``--smoke``. Exit 0 when everything matches, 2 on drift, 1 when it cannot check
+(no or broken kubeconfig, another cluster's context, an unreachable or silent server).
 
 The ``kubernetes`` client is imported only by this command.
 """
@@ -8,13 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from gke_accel.catalog import load_catalog
-from gke_accel.cli.common import EXIT_CONFIG, EXIT_OK, add_command, selected_plans
+from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, add_command, selected_plans
 from gke_accel.cli.tables import render_table
 from gke_accel.workloads.verify import VerifyReport, verify_state
-from gke_accel.workloads.verify.check import CheckRow
+from gke_accel.workloads.verify.check import CheckRow, expected_objects
 
 
 def report_text(report: VerifyReport) -> str:
@@ -27,18 +29,36 @@ def report_text(report: VerifyReport) -> str:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from gke_accel.workloads.verify.live import api_client, read_state
+    """Exit 0: everything matches; 2: drift; 1: cannot check (the message names the next step)."""
+    from gke_accel.workloads.verify.context import context_row, get_credentials
+    from gke_accel.workloads.verify.controllers import controller_deployments
+    from gke_accel.workloads.verify.live import CannotCheck, connect, read_state
     from gke_accel.workloads.verify.smoke import run_smoke
 
+    plans = selected_plans(args)
     reports = []
-    client = api_client(args.context, args.kubeconfig)
-    namespace = load_catalog().driver_installer.namespace
-    for plan in selected_plans(args):
-        report = verify_state(plan, read_state(client, namespace))
-        if args.smoke:
-            extra: list[CheckRow] = run_smoke(client, plan, args.timeout)
-            report = VerifyReport(report.environment, report.rows + tuple(extra))
-        reports.append(report)
+    try:
+        conn = connect(args.context, args.kubeconfig)
+        for plan in plans:
+            row = context_row(plan, conn.context, conn.server, conn.servers)
+            if isinstance(row, str):
+                raise CannotCheck(row)
+            manifests = expected_objects(plan)
+            namespaces = [load_catalog().driver_installer.namespace, *(ns for ns, _ in controller_deployments(plan))]
+            kinds = [(m["apiVersion"], m["kind"]) for m in manifests]
+            kinds += [("apps/v1", "Deployment")] if controller_deployments(plan) else []
+            report = verify_state(plan, read_state(conn, kinds, namespaces))
+            report = VerifyReport(report.environment, (row, *report.rows))
+            if args.smoke:
+                extra: list[CheckRow] = run_smoke(conn.client, plan, args.timeout)
+                report = VerifyReport(report.environment, report.rows + tuple(extra))
+            reports.append(report)
+    except CannotCheck as exc:
+        hint = "; ".join(get_credentials(p) for p in plans)
+        print(f"error: cannot check: {exc}", file=sys.stderr)
+        if "run: gcloud" not in str(exc):
+            print(f"  next: check the context and the cluster's access, e.g. {hint}", file=sys.stderr)
+        return EXIT_ERROR
     if args.json:
         print(json.dumps([r.to_dict() for r in reports], indent=2))
     else:

@@ -6,6 +6,7 @@ from gke_accel.cdk import GkeCluster, GpuNodePool, TpuSlicePool
 from gke_accel.cdk._framework import Construct, GcsBackend, LocalBackend, TerraformOutput, TerraformStack
 from gke_accel.cdk._providers import GoogleProvider
 from gke_accel.cdk.cluster_security import prevent_destroy
+from gke_accel.cdk.fences import PriorityFence
 from gke_accel.cdk.observability import Observability
 from gke_accel.cdk.platform import InClusterPlatform
 from gke_accel.cdk.project_services import ProjectServices
@@ -72,6 +73,7 @@ class EnvironmentStack(TerraformStack):
             if queues is not None or jobset
             else None
         )
+        self.fences = PriorityFence(self, "fences", plan=plan, queues=self.queues) if self.queues else None
         if plan.prevent_destroy:  # production: the cluster (above), accelerator pools, checkpoint bucket
             pools = [p.resource for group in (*self.tpu_pools, *self.gpu_pools) for p in group.pools]
             prevent_destroy([*pools, *([self.platform.bucket] if self.platform.bucket is not None else [])])

@@ -12,15 +12,17 @@ from gke_accel.model.core.names import DNS_LABEL
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.platform.capacity import accelerator_key, capacity_rows
 from gke_accel.model.platform.driver_installer import installer_variants
+from gke_accel.model.platform.reserved import RESERVED_HELP, reserved_reason
 from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.queues.names import uses_kueue
 
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$")
 BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
 IPV4 = re.compile(r"[0-9]{1,3}(\.[0-9]{1,3}){3}")
 K8S_MINOR = re.compile(r"^1\.(2[5-9]|3[0-9])$")
-RESERVED_NAMESPACES = {"default", "kube-system", "kube-public", "kube-node-lease", "gmp-system", "gmp-public"}
 PRIORITY_MAX, PRIORITY_MIN = 1_000_000_000, -2_147_483_648
 GSA_MAX = 30
+VAP_MINOR = 30  # ValidatingAdmissionPolicy v1 (GA) from Kubernetes 1.30
 
 
 def team_service_account_id(team: str, environment: str) -> str:
@@ -77,13 +79,11 @@ def _check_teams(spec: EnvironmentSpec, class_names: set[str], issues: IssueColl
             issues.bad(f"{path}.name", team.name, "is used by another team", "unique team names")
         seen_names.add(team.name)
         namespace = team_namespace(team.name, team.namespace)
-        if not DNS_LABEL.fullmatch(namespace) or namespace in RESERVED_NAMESPACES or namespace.startswith("kube-"):
-            issues.bad(
-                f"{path}.namespace",
-                namespace,
-                "is not a namespace a team may own",
-                "a DNS label other than default, kube-*, gmp-*",
-            )
+        reserved = reserved_reason(namespace, catalog)
+        if not DNS_LABEL.fullmatch(namespace):
+            issues.bad(f"{path}.namespace", namespace, "is not a DNS-1123 label", "lowercase letters, digits and '-'")
+        elif reserved:
+            issues.bad(f"{path}.namespace", namespace, f"is not a namespace a team may own: {reserved}", RESERVED_HELP)
         if namespace in seen_namespaces:
             issues.bad(f"{path}.namespace", namespace, "is used by another team", "one namespace per team")
         seen_namespaces.add(namespace)
@@ -189,6 +189,14 @@ def check_platform(
             spec.platform.kubernetes_version,
             "is not a supported Kubernetes minor version",
             "1.25 to 1.39, e.g. 1.33",
+        )
+    elif uses_kueue(spec) and int(spec.platform.kubernetes_version.split(".")[1]) < VAP_MINOR:
+        issues.bad(
+            "platform.kubernetes_version",
+            spec.platform.kubernetes_version,
+            "is too old for queues: the Kueue priority fence is a ValidatingAdmissionPolicy, "
+            "served as admissionregistration.k8s.io/v1 from Kubernetes 1.30",
+            "1.30 or later",
         )
     class_names = _check_priority_classes(spec, issues)
     _check_teams(spec, class_names, issues)

@@ -12,6 +12,7 @@ from gke_accel.workloads.lint import jobs, team
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.placement import place
 from gke_accel.workloads.lint.podsecurity import enforced_levels, violations
+from gke_accel.workloads.lint.priority_label import priority_label_findings
 from gke_accel.workloads.lint.queues import kueue_priority_findings, queue_findings
 from gke_accel.workloads.lint.resources import resource_findings
 from gke_accel.workloads.lint.scheduling import pod_requests
@@ -146,6 +147,7 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
         findings += team.quota_findings(wl, owner, placed, ctx.enforced.get(wl.namespace or "", team.Enforced({})))
     findings += queue_findings(ctx.plan, wl, owner)
     findings += kueue_priority_findings(ctx.plan, wl, owner)
+    findings += priority_label_findings(ctx.plan, wl)
     unique = tuple(dict.fromkeys(findings))
     return WorkloadVerdict(wl, unique, tuple(fitting))
 

@@ -23,6 +23,7 @@ RULES = {
     "priority": "the priority class exists and the team may use it",
     "pod-security": "pods pass the Pod Security level the team namespace enforces",
     "queue-label": "the Kueue queue label where the environment uses Kueue",
+    "priority-label": "the Kueue priority label names the pods' priority class (the admission policy)",
     "namespace": "the workload runs in a team namespace",
     "retry": "preemption and eviction are not counted as application failures",
     "tpu-selectors": "TPU pods select accelerator and topology",

@@ -1,49 +1,23 @@
 """Compare a live cluster (``ClusterState``) with the environment plan: every pool's nodes carry
 the labels, taints and allocatable accelerators we expect (pools at zero nodes are reported as
 such); the driver installer is ready where it must run; team namespaces, quotas, limit ranges,
-service accounts and queues exist and match."""
+and every object the environment creates is stored as declared (``compare``); the controllers it
+installs are ready on the system pool (``controllers``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
-
+from gke_accel.model.platform.fences import priority_fence
+from gke_accel.model.queues.manifests import queue_manifests
+from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.workloads._model import NODEPOOL_LABEL, EnvironmentPlan, platform_manifests
-from gke_accel.workloads.lint.queues import expected_queues
 from gke_accel.workloads.lint.scheduling import selector_mismatch
 from gke_accel.workloads.nodes import PoolNodes, pool_nodes
 from gke_accel.workloads.quantity import parse_quantity
-from gke_accel.workloads.verify.state import ClusterState, Obj
+from gke_accel.workloads.verify.compare import object_drift
+from gke_accel.workloads.verify.controllers import controller_rows
+from gke_accel.workloads.verify.state import CheckRow, ClusterState, Obj, Status, VerifyReport
 
-Status = Literal["ok", "info", "warn", "FAIL"]
-CHECKED_KINDS = ("Namespace", "ResourceQuota", "LimitRange", "ServiceAccount")
-
-
-@dataclass(frozen=True)
-class CheckRow:
-    area: str
-    subject: str
-    status: Status
-    detail: str
-
-
-@dataclass(frozen=True)
-class VerifyReport:
-    environment: str
-    rows: tuple[CheckRow, ...]
-
-    @property
-    def ok(self) -> bool:
-        return all(r.status != "FAIL" for r in self.rows)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "environment": self.environment,
-            "ok": self.ok,
-            "checks": [
-                {"area": r.area, "subject": r.subject, "status": r.status, "detail": r.detail} for r in self.rows
-            ],
-        }
+__all__ = ["CheckRow", "VerifyReport", "expected_objects", "verify_state"]
 
 
 def _node_name(node: Obj) -> str:
@@ -131,51 +105,31 @@ def _driver(plan: EnvironmentPlan, state: ClusterState, manifests: list[Obj]) ->
     return rows
 
 
-def _same_hard(expected: Obj, live: Obj) -> list[str]:
-    want = (expected.get("spec") or {}).get("hard") or {}
-    have = (live.get("spec") or {}).get("hard") or {}
-    return [
-        f"{k}={have.get(k, '(missing)')}, expected {v}"
-        for k, v in want.items()
-        if parse_quantity(have.get(k)) != parse_quantity(v)
-    ]
+def expected_objects(plan: EnvironmentPlan) -> list[Obj]:
+    """Every object the environment creates: the platform's, the priority fence and, with Kueue, the
+    queue objects (at the API version the stack writes, ``model.queues.manifests.API``)."""
+    queues = queue_plan_of(plan)
+    kueue = queue_manifests(queues, plan.spec.platform.priority_classes) if queues else []
+    return platform_manifests(plan) + priority_fence(plan) + kueue
 
 
-def _teams(plan: EnvironmentPlan, state: ClusterState, manifests: list[Obj]) -> list[CheckRow]:
+def _objects(state: ClusterState, manifests: list[Obj]) -> list[CheckRow]:
     rows = []
     for m in manifests:
         kind = m["kind"]
-        if kind not in CHECKED_KINDS and kind != "LocalQueue":
-            continue
         ns, name = m["metadata"].get("namespace", ""), m["metadata"]["name"]
-        subject = f"{ns}/{name}" if ns else name
-        if kind == "Namespace":
-            ok = name in state.namespaces
-            rows.append(CheckRow("namespace", name, "ok" if ok else "FAIL", "present" if ok else "missing"))
-            continue
+        area, subject = ("namespace" if kind == "Namespace" else kind), (f"{ns}/{name}" if ns else name)
         live = state.get(kind, ns, name)
         if live is None:
-            rows.append(CheckRow(kind, subject, "FAIL", "missing"))
+            served = f" ({m['apiVersion']} {kind} is not served: is its controller installed?)"
+            rows.append(CheckRow(area, subject, "FAIL", "missing" + (served if kind in state.unserved else "")))
             continue
-        problems: list[str] = []
-        if kind == "ResourceQuota":
-            problems = _same_hard(m, live)
-        elif kind == "ServiceAccount":
-            key = "iam.gke.io/gcp-service-account"
-            want = m["metadata"].get("annotations", {}).get(key)
-            have = (live.get("metadata") or {}).get("annotations", {}).get(key)
-            problems = [] if want == have else [f"{key}={have}, expected {want}"]
-        elif kind == "LimitRange":
-            problems = [] if (live.get("spec") or {}).get("limits") else ["has no limits"]
-        elif kind == "LocalQueue":
-            want_cq = (m.get("spec") or {}).get("clusterQueue")
-            have_cq = (live.get("spec") or {}).get("clusterQueue")
-            problems = [] if want_cq == have_cq else [f"clusterQueue={have_cq}, expected {want_cq}"]
-        rows.append(CheckRow(kind, subject, "FAIL" if problems else "ok", "; ".join(problems) or "matches the plan"))
+        problems = object_drift(m, live)
+        rows.append(CheckRow(area, subject, "FAIL" if problems else "ok", "; ".join(problems) or "matches the plan"))
     return rows
 
 
 def verify_state(plan: EnvironmentPlan, state: ClusterState) -> VerifyReport:
-    manifests = platform_manifests(plan) + expected_queues(plan)
-    rows = _pools(plan, state) + _driver(plan, state, manifests) + _teams(plan, state, manifests)
-    return VerifyReport(plan.name, tuple(rows))
+    manifests = expected_objects(plan)
+    rows = _pools(plan, state) + _driver(plan, state, manifests) + _objects(state, manifests)
+    return VerifyReport(plan.name, tuple(rows + controller_rows(plan, state)))

@@ -1,0 +1,47 @@
+"""Namespaces no team may own: where the platform's own controllers run, and Kubernetes' and GKE's.
+
+A team's namespace gets the team's Role (create pods, read secrets), quota and NetworkPolicy. In a
+controller's namespace that would let team members run pods as the controller's service account
+and read its secrets, and the team's default-deny policy would cut the controller's webhooks off.
+"""
+
+from __future__ import annotations
+
+from gke_accel.catalog import Catalog
+from gke_accel.model.queues.install import JOBSET, KUEUE
+
+# Kubernetes' own: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/
+# ("default", "kube-node-lease", "kube-public", "kube-system"; avoid the kube- prefix).
+KUBERNETES = ("default",)
+KUBERNETES_PREFIXES = ("kube-",)
+# GKE's: managed components (gke-managed-system, gke-managed-cim, gke-gmp-system, ...) and Google Cloud
+# Managed Service for Prometheus (gmp-system, gmp-public); add-ons GKE or its fleet features install
+# (Cloud Service Mesh, Config Sync, Policy Controller, Config Connector).
+GKE_PREFIXES = ("gke-", "gmp-")
+GKE_ADD_ONS = ("istio-system", "asm-system", "config-management-system", "config-management-monitoring",
+               "gatekeeper-system", "cnrm-system")  # fmt: skip
+RESERVED_HELP = "a namespace of the team's own: not default, kube-*, gke-*, gmp-*, nor a platform controller's"
+
+
+def platform_namespaces(catalog: Catalog) -> dict[str, str]:
+    """Namespace -> what this package installs there."""
+    return {
+        KUEUE.namespace: f"the Kueue controller ({KUEUE.chart} {KUEUE.version}) runs there",
+        JOBSET.namespace: f"the JobSet controller ({JOBSET.chart} {JOBSET.version}) runs there",
+        catalog.driver_installer.namespace: "the NVIDIA driver installer DaemonSet runs there",
+    }
+
+
+def reserved_reason(namespace: str, catalog: Catalog) -> str | None:
+    """Why ``namespace`` may not be a team's, or None when it may."""
+    reasons = []
+    if namespace in KUBERNETES or namespace.startswith(KUBERNETES_PREFIXES):
+        reasons.append("Kubernetes reserves it for its own objects")
+    if namespace.startswith(GKE_PREFIXES):
+        reasons.append("GKE reserves gke-* and gmp-* for its managed components (controllers, managed Prometheus)")
+    if namespace in GKE_ADD_ONS:
+        reasons.append("a GKE add-on (service mesh, Config Sync, Policy Controller, Config Connector) runs there")
+    ours = platform_namespaces(catalog).get(namespace)
+    if ours:
+        reasons.append(ours)
+    return "; ".join(reasons) or None

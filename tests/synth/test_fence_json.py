@@ -1,0 +1,38 @@
+"""The Kueue priority fence in the synthesized stacks: a generated Helm chart holding exactly the
+model's policy and binding (the kubernetes provider has no resource for the binding, and
+``kubernetes_manifest`` would need the cluster's API at plan time), installed after Kueue and JobSet;
+none where an environment has no Kueue."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gke_accel.model import load_environment
+from gke_accel.model.platform.fences import priority_fence
+from helpers import one, resources
+
+CONFIG = Path(__file__).resolve().parents[2] / "config"
+
+
+def test_staging_installs_the_fence_chart_after_kueue_and_jobset(shipped: dict[str, Any], shipped_stacks: Path) -> None:
+    release = one(shipped["staging"], "helm_release", name="gke-accel-fences")
+    chart = shipped_stacks / "staging" / release["chart"]
+    text = (chart / "templates" / "fences.yaml").read_text()
+    objects = [o for o in yaml.safe_load_all(text) if o]
+    assert objects == priority_fence(load_environment(CONFIG / "staging.yaml"))
+    assert [o["kind"] for o in objects] == ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
+    assert "{{" not in text  # nothing for Helm to template
+    assert release["atomic"] is True and release["wait"] is True
+    assert sorted(d.split(".")[1] for d in release["depends_on"]) == sorted(
+        k for k, r in shipped["staging"]["resource"]["helm_release"].items() if r["name"] in ("kueue", "jobset")
+    )
+    assert release["provider"] == one(shipped["staging"], "helm_release", name="kueue")["provider"]
+    assert "kubernetes_manifest" not in shipped["staging"]["resource"]
+
+
+def test_an_environment_without_kueue_has_no_fence(shipped: dict[str, Any]) -> None:
+    for env in ("dev", "prod"):
+        assert not [r for r in resources(shipped[env], "helm_release") if r["name"] == "gke-accel-fences"]
