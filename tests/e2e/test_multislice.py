@@ -288,3 +288,25 @@ def test_without_the_annotation_a_slice_straddles_two_pools(cluster: LocalCluste
     assert len(bound) <= 1, kept  # the leader may run; its follower never goes to another pool
     record("kept", verdict, f"{len(bound)} of 2 pods bound, no split")
     assert verdict == "ok"
+
+
+def test_two_h100_nodes_run_on_the_compact_pool_with_torchrun_env(cluster: LocalCluster, env: EnvironmentPlan) -> None:
+    """prod's `workload new --kind jobset --accelerator h100 --gpus 8 --nodes 2` on prod's two
+    a3-highgpu-8g nodes of the compact pool h100-train (added to this cluster)."""
+    [prod] = load_environments(CONFIG, ["prod"])
+    h100 = next(p for p in prod.pools if p.name == "h100-train")
+    add_nodes(cluster, [pool_node(h100, i) for i in range(h100.node_bounds()[1])])
+    req = WorkloadRequest("ddp", "llm-training", "jobset", "h100", "img", chips=8, nodes=2, checkpoints=False)
+    [obj] = new_workload(prod, req)
+    verdict = submit(cluster, prod, obj)
+    got = running(cluster, "ddp", jobs=1)
+    assert got == {"0": ["h100-train", "h100-train"]}, got
+    stored = sorted(pods(cluster, "ddp"), key=lambda p: p["metadata"]["name"])
+    assert {p["spec"]["nodeName"] for p in stored} == {"h100-train-0", "h100-train-1"}  # one pod per node
+    assert (stored[0]["spec"]["hostname"], stored[0]["spec"]["subdomain"]) == ("ddp-workers-0-0", "ddp")
+    service = cluster.get("service", "ddp", NS)  # the headless Service MASTER_ADDR resolves through
+    assert service["spec"]["clusterIP"] == "None"
+    env_vars = {e["name"]: e.get("value") for e in stored[0]["spec"]["containers"][0]["env"]}
+    assert env_vars["MASTER_ADDR"] == "ddp-workers-0-0.ddp" and env_vars["WORLD_SIZE"] == "16"
+    record("ddp", verdict, "2 pods x 8 H100 on h100-train-0/-1 (compact pool)")
+    assert verdict == "ok"
