@@ -21,6 +21,8 @@ SCENARIOS = {
     "inference-deployment.yaml",
     "training-preempted-by-inference.yaml",
     "batch-sweep.yaml",
+    "multislice-v5e-jobset.yaml",
+    "two-node-h100-jobset.yaml",
 }
 
 

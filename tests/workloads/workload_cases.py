@@ -123,14 +123,19 @@ def gpu_job(gpus: int = 1, namespace: str = "nlp") -> dict[str, Any]:
 
 
 def multi_host_jobset() -> dict[str, Any]:
-    """A JobSet for one 2x4 slice on two 4-chip VMs."""
+    """A JobSet for one 2x4 slice on two 4-chip VMs, each child Job on a node pool of its own (JobSet's
+    exclusive placement, jobset.sigs.k8s.io/docs/tasks/tpu_multislice)."""
     pod = tpu_job()["spec"]["template"]
     pod["spec"]["nodeSelector"]["cloud.google.com/gke-tpu-topology"] = "2x4"
     pod["spec"]["tolerations"] = [TPU_TOLERATIONS[0]]
     return {
         "apiVersion": "jobset.x-k8s.io/v1alpha2",
         "kind": "JobSet",
-        "metadata": {"name": "mh", "namespace": "nlp"},
+        "metadata": {
+            "name": "mh",
+            "namespace": "nlp",
+            "annotations": {"alpha.jobset.sigs.k8s.io/exclusive-topology": "cloud.google.com/gke-nodepool"},
+        },
         "spec": {
             "failurePolicy": {
                 "maxRestarts": 3,

@@ -87,6 +87,7 @@ def _json(est: MemoryEstimate, options: list[Option], fits: dict[str, list[PoolF
                 "shape": o.shape,
                 "machine_type": o.machine_type,
                 "nodes": o.nodes,
+                "slices": o.slices,
                 "chips": o.chips,
                 "memory_gib": o.memory_gib,
                 "hourly_on_demand": o.hourly_on_demand,

@@ -44,6 +44,8 @@ def cmd_new(args: argparse.Namespace) -> int:
         memory=args.memory,
         checkpoints=not args.no_checkpoints,
         port=args.port,
+        slices=args.slices,
+        nodes=args.nodes,
     )
     text = to_yaml(new_workload(plans[0], request))
     if args.out:
@@ -71,6 +73,8 @@ def register(sub: Any) -> None:
     n.add_argument("--accelerator", required=True, help="TPU generation or GPU model: v5e, v5p, l4, h100, ...")
     n.add_argument("--chips", type=int, help="TPU chips of the slice (default: the first slice shape)")
     n.add_argument("--gpus", type=int, help="GPUs per pod (default 1)")
+    n.add_argument("--slices", type=int, default=1, help="jobset: TPU slices, one node pool each (multislice)")
+    n.add_argument("--nodes", type=int, default=1, help="jobset: GPU nodes, one pod each, in one compact pool")
     n.add_argument("--image", required=True)
     n.add_argument("--command", help="the container command, shell-quoted")
     n.add_argument("--name", default="train")

@@ -67,3 +67,20 @@ def pool_nodes(plan: EnvironmentPlan, *, include_system: bool = True) -> list[Po
     """Every pool of the environment (the system pool first), as its nodes look."""
     pools = [plan.cluster.system_pool, *plan.pools] if include_system else list(plan.pools)
     return [PoolNodes(pool, node_shape(pool), pool.node_bounds()[1]) for pool in pools]
+
+
+def slices_of(pool: PoolNodes) -> int:
+    """Multi-host TPU slices the pool holds at its largest (GKE: one slice per node pool)."""
+    return pool.max_nodes // pool.slice_vms if pool.slice_vms > 1 else 0
+
+
+def slice_pools(pool: PoolNodes, pools: list[PoolNodes]) -> list[PoolNodes]:
+    """The pools among ``pools`` with slices of ``pool``'s shape (same selector, chips per VM and VMs)."""
+    return [
+        p
+        for p in pools
+        if slices_of(p) > 0
+        and p.shape.selector() == pool.shape.selector()
+        and p.plan.chips_per_node == pool.plan.chips_per_node
+        and p.slice_vms == pool.slice_vms
+    ]

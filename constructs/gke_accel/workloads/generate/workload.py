@@ -20,16 +20,17 @@ from gke_accel.workloads._model import (
     checkpoint_bucket,
     pod_share,
 )
+from gke_accel.workloads.generate import jobset as js
 from gke_accel.workloads.generate.pod import pod_template
 from gke_accel.workloads.lint.queues import QUEUE_LABEL, team_queue
 from gke_accel.workloads.lint.team import teams_by_namespace
-from gke_accel.workloads.nodes import PoolNodes, pool_nodes
+from gke_accel.workloads.nodes import PoolNodes, pool_nodes, slice_pools
 
 Kind = Literal["job", "jobset", "deployment"]
 KINDS: tuple[Kind, ...] = ("job", "jobset", "deployment")
 Obj = dict[str, Any]
-JOBSET_API = "jobset.x-k8s.io/v1alpha2"
-APP_RETRIES = 3  # application errors before the job (or JobSet) gives up; disruptions are free
+JOBSET_API = js.JOBSET_API
+APP_RETRIES = js.APP_RETRIES  # application errors before the job (or JobSet) gives up; disruptions are free
 DEFAULT_CPU, DEFAULT_MEMORY_GIB = 8, 32  # for a machine type whose size the catalog does not list
 
 
@@ -51,6 +52,8 @@ class WorkloadRequest:
     checkpoints: bool = True
     port: int | None = None  # deployment: the serving port (gets readiness and liveness probes)
     labels: dict[str, str] = field(default_factory=dict)
+    slices: int = 1  # jobset on a multi-host TPU slice: slices (child Jobs, one node pool each)
+    nodes: int = 1  # jobset on GPUs: nodes (pods, one per node) of one compact-placement pool
 
 
 def _fail(flag: str, message: str, valid: Any = "") -> ConfigError:
@@ -90,6 +93,16 @@ def choose_pool(plan: EnvironmentPlan, req: WorkloadRequest) -> PoolNodes:
             f"{gpus} GPUs per pod: no {req.accelerator} pool has that many per node",
             sorted({p.shape.allocatable for p in pools}),
         )
+    if req.nodes > 1:
+        # one pool holds every node, and its placement policy puts them close (compact) if it has one
+        big = [p for p in match if p.max_nodes >= req.nodes]
+        if not big:
+            raise _fail(
+                "--nodes",
+                f"{req.nodes} nodes of {gpus} {req.accelerator} GPUs: no pool of {plan.name} grows that large",
+                [f"{p.name}: {p.max_nodes}" for p in match],
+            )
+        return sorted(big, key=lambda p: not (p.plan.placement and p.plan.placement.compact))[0]
     return match[0]
 
 
@@ -122,13 +135,23 @@ def _metadata(name: str, ns: str, labels: dict[str, str], template: Obj) -> Obj:
     }
 
 
-def _tpu_env(name: str, job: str, vms: int) -> list[Obj]:
-    hosts = ",".join(f"{name}-{job}-0-{i}.{name}" for i in range(vms))
-    index = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
-    return [
-        {"name": "TPU_WORKER_ID", "valueFrom": {"fieldRef": {"fieldPath": index}}},
-        {"name": "TPU_WORKER_HOSTNAMES", "value": hosts},
-    ]
+def _check_shape(plan: EnvironmentPlan, req: WorkloadRequest, pool: PoolNodes) -> None:
+    """--slices and --nodes against the pool (lint checks the same on any file)."""
+    vms = pool.slice_vms
+    if req.slices < 1 or req.nodes < 1:
+        raise _fail("--slices/--nodes", f"{req.slices}/{req.nodes} is out of range", "1 or more")
+    if req.slices > 1:
+        if vms == 1 or req.kind != "jobset":
+            raise _fail("--slices", f"{req.slices}: multislice runs one JobSet over multi-host TPU slices", "1")
+        pools = slice_pools(pool, pool_nodes(plan, include_system=False))
+        if req.slices > len(pools):
+            raise _fail(
+                "--slices",
+                f"{req.slices}: {plan.name} has {len(pools)} {pool.plan.tpu_topology} slice(s)",
+                f"at most {len(pools)} ({', '.join(p.name for p in pools)})",
+            )
+    if req.nodes > 1 and (pool.plan.kind != "gpu" or req.kind != "jobset"):
+        raise _fail("--nodes", f"{req.nodes}: several nodes are a JobSet on a GPU pool", "--kind jobset on GPUs")
 
 
 def default_kind(pool: PoolNodes) -> Kind:
@@ -154,6 +177,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
         raise _fail("--completions/--parallelism", f"{req.completions}/{req.parallelism} is out of range", "1 or more")
     if vms > 1 and req.kind != "jobset":
         raise _fail("--kind", f"{req.kind!r}: a {pool.plan.tpu_topology} slice has {vms} VMs, one pod each", "jobset")
+    _check_shape(plan, req, pool)
     chips = pool.plan.chips_per_node if pool.plan.kind == "tpu" else (req.chips or 1)
     pods = vms * (req.replicas if req.kind == "deployment" else req.parallelism)
     cpu, memory = _size(pool, chips, req, team, pods, plan.spec.platform.checkpoints.enabled and req.checkpoints)
@@ -161,7 +185,11 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     workload_labels = {**req.labels, **({QUEUE_LABEL: queue} if queue else {})}
     cp = plan.spec.platform.checkpoints
     bucket = checkpoint_bucket(plan.spec) if cp.enabled and req.checkpoints else None
-    env = _tpu_env(req.name, "workers", vms) if vms > 1 else []
+    env: list[Obj] = []
+    if vms > 1:
+        env = js.tpu_env(req.name, vms, req.slices)
+    elif req.nodes > 1:
+        env = js.torch_env(req.name, req.nodes, chips)
     template = pod_template(
         name=req.name,
         pool=pool,
@@ -207,33 +235,17 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
                 },
             }
         ]
-    job = {
-        "parallelism": vms,
-        "completions": vms,
-        "completionMode": "Indexed",
-        "backoffLimit": 0,
-        # a lost VM fails the job with reason PodFailurePolicy; the JobSet then restarts the whole
-        # slice from the last checkpoint without counting it against maxRestarts
-        "podFailurePolicy": {"rules": [{"action": "FailJob", **disruption}]},
-        "template": template,
-    }
+    if req.nodes > 1:
+        # every node of the job in the one pool chosen (its placement policy is per pool)
+        template["spec"]["nodeSelector"][js.NODEPOOL_TOPOLOGY] = pool.name
     return [
-        {
-            "apiVersion": JOBSET_API,
-            "kind": "JobSet",
-            "metadata": _metadata(req.name, ns, workload_labels, template),
-            "spec": {
-                "failurePolicy": {
-                    "maxRestarts": APP_RETRIES,
-                    "rules": [
-                        {
-                            "name": "disruptionsAreFree",
-                            "action": "RestartJobSetAndIgnoreMaxRestarts",
-                            "onJobFailureReasons": ["PodFailurePolicy"],
-                        }
-                    ],
-                },
-                "replicatedJobs": [{"name": "workers", "replicas": 1, "template": {"spec": job}}],
-            },
-        }
+        js.jobset(
+            name=req.name,
+            metadata=_metadata(req.name, ns, workload_labels, template),
+            template=template,
+            pods=vms if vms > 1 else req.nodes,
+            slices=req.slices,
+            # each slice on a node pool of its own, whole (TPU slices: one ICI domain per pool)
+            exclusive=vms > 1,
+        )
     ]

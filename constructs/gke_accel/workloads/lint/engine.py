@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from gke_accel.workloads._model import GPU_RESOURCE, TPU_RESOURCE, EnvironmentPlan, platform_manifests
-from gke_accel.workloads.lint import jobs, team
+from gke_accel.workloads.lint import jobs, slices, team
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.placement import place
 from gke_accel.workloads.lint.podsecurity import enforced_levels, violations
@@ -133,7 +133,9 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
         fitting += [p.name for p in pools if p.name not in fitting]
         placed.append(team.Placed(g, requests, pools))
         findings += tpu_findings(g, requests, pools)
-        findings += jobs.multi_host_findings(wl, g, pools, ctx.services, ctx.pools)
+        findings += jobs.multi_host_findings(wl, g, pools, ctx.services)
+        findings += slices.slice_findings(wl, g, pools)
+        findings += slices.multi_node_findings(wl, g, requests, pools)
         findings += _capacity(g, requests, pools)
         findings += jobs.retry_findings(wl, g, any(p.plan.spot for p in pools))
         findings += team.priority_findings(ctx.plan, wl, g, owner)

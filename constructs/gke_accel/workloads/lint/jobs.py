@@ -31,9 +31,7 @@ def _headless_service(wl: Workload, g: PodGroup, services: list[Obj]) -> bool:
     return False
 
 
-def multi_host_findings(
-    wl: Workload, g: PodGroup, pools: list[PoolNodes], services: list[Obj], all_pools: list[PoolNodes]
-) -> list[Finding]:
+def multi_host_findings(wl: Workload, g: PodGroup, pools: list[PoolNodes], services: list[Obj]) -> list[Finding]:
     """``pools``: where the group fits. Applies when every one of them holds multi-host slices."""
     multi = [p for p in pools if p.slice_vms > 1]
     if not multi:
@@ -87,26 +85,16 @@ def multi_host_findings(
         )
     if wl.kind == "JobSet":
         network = (wl.obj.get("spec") or {}).get("network") or {}
-        if network.get("enableDNSHostnames") is False:
+        if network.get("enableDNSHostnames") is False and not _headless_service(wl, g, services):
             out.append(
                 Finding(
                     "multi-host",
                     "error",
                     "spec.network.enableDNSHostnames",
-                    "is false: the slice's workers cannot find each other",
-                    "leave it out (default true)",
-                )
-            )
-        group = multi[0].group
-        slices = sum(1 for p in all_pools if p.group == group and p.max_nodes > 0)
-        if g.replicas > slices:
-            out.append(
-                Finding(
-                    "slices",
-                    "error",
-                    f"{g.job_path.rsplit('.template', 1)[0]}.replicas",
-                    f"is {g.replicas}: pool {group} has {slices} {topology} slice(s)",
-                    f"at most {slices}",
+                    "is false: the JobSet then creates no headless Service (by default it creates one named "
+                    "after the JobSet and sets it as every pod's subdomain), so the workers of a slice "
+                    "cannot find each other by name",
+                    "leave it out (default true), or add a headless Service and spec.template.spec.subdomain",
                 )
             )
     elif not _headless_service(wl, g, services):

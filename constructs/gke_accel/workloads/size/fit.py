@@ -39,6 +39,7 @@ class Option:
     hourly_on_demand: float | None
     hourly_spot: float | None
     hours_per_month: int
+    slices: int = 1  # TPU multislice: slices of ``shape`` joined over the data-center network
 
     @property
     def monthly_on_demand(self) -> float | None:
@@ -74,34 +75,48 @@ def _price(pools: list[NodePoolPlan], catalog: Catalog) -> tuple[float | None, f
     return on_demand, spot
 
 
+def _slice_option(gen: TpuGeneration, topology: str, slices: int, catalog: Catalog) -> Option:
+    zone = gen.zones[0]
+    pools = plan_tpu_pool(
+        TpuPoolSpec(name="size", generation=gen.name, topology=topology, zone=zone, max_slices=1),
+        region=zone.rsplit("-", 1)[0],
+        cluster_zones=(zone,),
+        catalog=catalog,
+    )
+    pool = pools[0]
+    on_demand, spot = _price(pools, catalog)
+    chips = math.prod(dims(topology) or (0,))
+    shape = f"{topology} ({pool.slice_name})"
+    return Option(
+        accelerator=gen.name,
+        kind="tpu",
+        shape=shape if slices == 1 else f"{slices} x {shape} multislice",
+        machine_type=pool.machine_type,
+        nodes=sum(p.node_bounds()[1] for p in pools) * slices,
+        chips=chips * slices,
+        memory_gib=chips * gen.hbm_gib_per_chip * slices,
+        hourly_on_demand=None if on_demand is None else on_demand * slices,
+        hourly_spot=None if spot is None else spot * slices,
+        hours_per_month=catalog.prices.hours_per_month,
+        slices=slices,
+    )
+
+
 def tpu_option(estimate: MemoryEstimate, gen: TpuGeneration, catalog: Catalog) -> Option | None:
+    """The smallest slice that holds the estimate; when even the largest slice is too small, that
+    slice times the slices needed (multislice: GKE runs it over multi-host slices only, one node pool
+    each, joined over the data-center network; "Deploy TPU Multislices in GKE")."""
     per_chip = gen.hbm_gib_per_chip * GIB
-    for topology in _slice_topologies(gen, catalog):
+    topologies = _slice_topologies(gen, catalog)
+    for topology in topologies:
         chips = math.prod(dims(topology) or (0,))
-        if chips * per_chip < estimate.needed_bytes:
-            continue
-        zone = gen.zones[0]
-        pools = plan_tpu_pool(
-            TpuPoolSpec(name="size", generation=gen.name, topology=topology, zone=zone, max_slices=1),
-            region=zone.rsplit("-", 1)[0],
-            cluster_zones=(zone,),
-            catalog=catalog,
-        )
-        pool = pools[0]
-        on_demand, spot = _price(pools, catalog)
-        return Option(
-            accelerator=gen.name,
-            kind="tpu",
-            shape=f"{topology} ({pool.slice_name})",
-            machine_type=pool.machine_type,
-            nodes=sum(p.node_bounds()[1] for p in pools),
-            chips=chips,
-            memory_gib=chips * gen.hbm_gib_per_chip,
-            hourly_on_demand=on_demand,
-            hourly_spot=spot,
-            hours_per_month=catalog.prices.hours_per_month,
-        )
-    return None
+        if chips * per_chip >= estimate.needed_bytes:
+            return _slice_option(gen, topology, 1, catalog)
+    if not topologies:
+        return None
+    largest = topologies[-1]
+    memory = math.prod(dims(largest) or (0,)) * per_chip
+    return _slice_option(gen, largest, ceil_div(estimate.needed_bytes, memory), catalog)
 
 
 def _gpu_counts(accelerator_type: str, catalog: Catalog) -> list[int]:
@@ -169,17 +184,28 @@ class PoolFit:
     def verdict(self) -> str:
         if self.units_needed == 1:
             return "fits in one " + self.unit.split(" ")[0]
+        if self.fits and self.unit.startswith("slice"):
+            return f"fits in {self.units_needed} slices (multislice: --slices {self.units_needed})"
         if self.fits:
             return f"fits in {self.units_needed} {self.unit.split(' ')[0]}s (model-parallel across them)"
+        if self.unit.startswith("slice") and self.units_max > 1:
+            return f"too small: needs {self.units_needed} slices, {self.units_max} of this shape exist"
         return f"too small: needs {self.units_needed} {self.unit.split(' ')[0]}s, the pool has at most {self.units_max}"
 
 
 def environment_fits(estimate: MemoryEstimate, plan: EnvironmentPlan, catalog: Catalog | None = None) -> list[PoolFit]:
     """For each accelerator pool of the environment: how many slices (TPU) or nodes (GPU) hold the
-    estimate, against how many the pool can have. TPU slices are not combined: one slice must hold it."""
+    estimate, against how many there are. Multi-host TPU slices of one shape combine as a multislice
+    over every pool that has them (GKE: multislice needs multi-host slices of the same type, size and
+    topology); a single-host slice must hold it alone."""
     catalog = catalog or load_catalog()
     fits: list[PoolFit] = []
     seen: set[str] = set()
+    multi = [p for p in plan.pools if p.kind == "tpu" and p.placement is not None and p.placement.tpu_topology]
+
+    def same_shape(a: NodePoolPlan, b: NodePoolPlan) -> bool:
+        return (a.accelerator, a.tpu_topology, a.machine_type) == (b.accelerator, b.tpu_topology, b.machine_type)
+
     for pool in plan.pools:
         group = pool.labels.get(POOL_LABEL, pool.name)
         if group in seen:
@@ -190,7 +216,8 @@ def environment_fits(estimate: MemoryEstimate, plan: EnvironmentPlan, catalog: C
             chips = math.prod(dims(pool.tpu_topology or "") or (0,))
             memory = chips * gen.hbm_gib_per_chip
             needed = ceil_div(estimate.needed_bytes, memory * GIB)
-            fits.append(PoolFit(group, gen.name, f"slice {pool.tpu_topology}", memory, needed, 1))
+            slices = sum(p.node_bounds()[1] > 0 for p in multi if same_shape(p, pool)) if pool in multi else 1
+            fits.append(PoolFit(group, gen.name, f"slice {pool.tpu_topology}", memory, needed, max(1, slices)))
         else:
             model = catalog.gpu_models[pool.accelerator]
             memory = pool.chips_per_node * model.memory_gb
