@@ -79,7 +79,9 @@ def queues_applied(cluster: LocalCluster, crds: list[Path]) -> tuple[Environment
     env, plan = shared_environment()
     platform = platform_manifests(env)
     cluster.apply([m for m in platform if m["kind"] in ("Namespace", "PriorityClass")])
-    cluster.apply([m for m in platform if m["kind"] == "ResourceQuota"])
+    # the teams' fences as shipped: the quotas (the Kueue ceilings) and the LimitRanges Kueue applies
+    # when it builds a Workload (real-engines F1: their accelerator defaults decided the flavors)
+    cluster.apply([m for m in platform if m["kind"] in ("ResourceQuota", "LimitRange")])
     cluster.apply(queue_manifests(plan, env.spec.platform.priority_classes))
     cluster.create_nodes(fake_nodes(env))
     return env, plan
@@ -216,10 +218,13 @@ def test_within_nominal_is_admitted_with_the_flavor_node_labels(fresh_queues: Lo
     assert w is not None
     [assignment] = w["status"]["admission"]["podSetAssignments"]
     assert assignment["flavors"]["google.com/tpu"] == "v5e-4x4" and assignment["count"] == 4
+    # F1: with the team LimitRange applied, the TPU job gets no GPU flavor (the old "0" defaults gave it l4)
+    assert set(assignment["flavors"]) == {"google.com/tpu", "cpu", "memory"}, assignment["flavors"]
     stored = c.get("job", "within", "q-research")
     assert stored["spec"]["suspend"] is False
     selector = stored["spec"]["template"]["spec"]["nodeSelector"]
     assert selector["cloud.google.com/gke-tpu-topology"] == "4x4"
+    assert "cloud.google.com/gke-accelerator" not in selector  # no GPU flavor's node label injected
     # the ResourceQuota (set to the Kueue ceiling) lets every pod of the admitted job in
     c.wait_for(lambda: len(c.get("pods", namespace="q-research")["items"]) == 4, what="4 pods created")
     assert time.monotonic() - start < 30
