@@ -8,8 +8,8 @@ can have, with the labels, taints and allocatable of the node-pool plans the poo
 ``--completions/--parallelism`` for several hosts and small ``--cpu/--memory``); nobody writes
 ``suspend: true``: Kueue's job webhook suspends a Job that carries the queue label, as on GKE. An admitted
 workload's pods are bound to nodes of the admitted flavor and Running; one not admitted has no pods.
-The namespaces get the platform's ServiceAccounts and ResourceQuotas but not its LimitRanges: the
-whole environment, LimitRanges included, runs in test_environments_run.py.
+The namespaces get the platform's ServiceAccounts, ResourceQuotas and LimitRanges; the whole
+environment (fences included) runs in test_environments_run.py.
 """
 
 from __future__ import annotations
@@ -92,7 +92,9 @@ def queues_applied(cluster: LocalCluster, crds: list[Path]) -> tuple[Environment
     env, plan = shared_environment()
     platform = platform_manifests(env)
     cluster.apply([m for m in platform if m["kind"] in ("Namespace", "PriorityClass")])
-    cluster.apply([m for m in platform if m["kind"] in ("ResourceQuota", "ServiceAccount")])
+    # the teams' fences as shipped: the quotas (the Kueue ceilings) and the LimitRanges Kueue applies
+    # when it builds a Workload (real-engines F1: their accelerator defaults decided the flavors)
+    cluster.apply([m for m in platform if m["kind"] in ("ResourceQuota", "ServiceAccount", "LimitRange")])
     cluster.apply(queue_manifests(plan, env.spec.platform.priority_classes))
     cluster.create_nodes(fake_nodes(env))
     return env, plan
@@ -275,10 +277,13 @@ def test_within_nominal_is_suspended_by_the_webhook_admitted_and_runs_on_the_fla
     assert w is not None
     [assignment] = w["status"]["admission"]["podSetAssignments"]
     assert assignment["flavors"]["google.com/tpu"] == FLAVOR and assignment["count"] == 4
+    # F1: with the team LimitRange applied, the TPU job gets no GPU flavor (the old "0" defaults gave it l4)
+    assert set(assignment["flavors"]) == {"google.com/tpu", "cpu", "memory"}, assignment["flavors"]
     stored = c.get("job", "within", "q-research")
     assert stored["spec"]["suspend"] is False
     selector = stored["spec"]["template"]["spec"]["nodeSelector"]
     assert selector["cloud.google.com/gke-tpu-topology"] == "2x2"
+    assert "cloud.google.com/gke-accelerator" not in selector  # no GPU flavor's node label injected
     # the ResourceQuota (set to the Kueue ceiling) lets every pod in; the scheduler binds them to v5e nodes
     c.wait_for(lambda: job_running(c, "q-research", "within", 4), what="4 pods Running on v5e-2x2 nodes")
     assert time.monotonic() - start < 60
