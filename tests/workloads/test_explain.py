@@ -1,5 +1,5 @@
 """``explain``'s interpretation on objects recorded from the e2e tier (real Kueue 0.17 controller,
-kube-scheduler, kwok: tests/e2e/test_explain.py with GKE_ACCEL_RECORD_EXPLAIN), one file per state.
+kube-scheduler, kwok: tests/e2e/test_explain_on_server.py with GKE_ACCEL_RECORD_EXPLAIN), one file per state.
 What each scenario did is known from the scenario, not from the code under test: research, nlp and
 serving fill the 32-chip cohort (16 + 8 + 8); nlp's 4-chip n-over then finds nothing free; n-behind
 comes a second later; serving's inference job preempts its training job s-train; nlp's n-big asks
