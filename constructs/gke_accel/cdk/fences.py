@@ -18,7 +18,7 @@ import yaml
 
 from gke_accel.cdk._framework import AssetType, Construct, TerraformAsset
 from gke_accel.cdk._helm import Release
-from gke_accel.cdk.queues import QUEUES_NAMESPACE, KueueQueues, _scratch
+from gke_accel.cdk.queues import QUEUES_NAMESPACE, QueueControllers, _scratch
 from gke_accel.model.environment.plan import EnvironmentPlan
 from gke_accel.model.platform.fences import priority_fence
 
@@ -49,7 +49,7 @@ def write_fence_chart(objects: list[dict[str, Any]], where: Path) -> Path:
 
 
 class PriorityFence(Construct):
-    def __init__(self, scope: Construct, id: str, *, plan: EnvironmentPlan, queues: KueueQueues) -> None:
+    def __init__(self, scope: Construct, id: str, *, plan: EnvironmentPlan, queues: QueueControllers) -> None:
         super().__init__(scope, id)
         self.manifests = priority_fence(plan)
         chart = TerraformAsset(
@@ -66,5 +66,5 @@ class PriorityFence(Construct):
             atomic=True,
             wait=True,
             timeout=600,
-            depends_on=[queues.kueue, queues.jobset],
+            depends_on=[r for r in (queues.kueue, queues.jobset) if r is not None],
         )

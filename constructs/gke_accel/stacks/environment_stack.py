@@ -73,7 +73,9 @@ class EnvironmentStack(TerraformStack):
             if queues is not None or jobset
             else None
         )
-        self.fences = PriorityFence(self, "fences", plan=plan, queues=self.queues) if self.queues else None
+        # the fence is about Kueue's priority label: only where Kueue is installed
+        kueue = self.queues is not None and self.queues.kueue is not None
+        self.fences = PriorityFence(self, "fences", plan=plan, queues=self.queues) if kueue and self.queues else None
         if plan.prevent_destroy:  # production: the cluster (above), accelerator pools, checkpoint bucket
             pools = [p.resource for group in (*self.tpu_pools, *self.gpu_pools) for p in group.pools]
             prevent_destroy([*pools, *([self.platform.bucket] if self.platform.bucket is not None else [])])
