@@ -146,7 +146,7 @@ def test_slices_pinned_to_one_pool_count_that_pool_only(env: EnvironmentPlan) ->
     doc["spec"]["replicatedJobs"][0]["replicas"] = 2
     job_spec(doc)["template"]["spec"]["nodeSelector"]["cloud.google.com/gke-nodepool"] = "v5e-mh-s0"
     [text] = texts(run(env, [doc]), "slices")
-    assert "is 2: pool v5e-mh-s0 hold 1 2x4 slice(s)" in text
+    assert "is 2: pool v5e-mh-s0 holds 1 2x4 slice(s)" in text
 
 
 def test_staging_counts_the_four_slices_of_two_configured_pools() -> None:

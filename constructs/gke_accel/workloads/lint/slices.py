@@ -93,13 +93,13 @@ def slice_findings(wl: Workload, g: PodGroup, pools: list[PoolNodes]) -> list[Fi
         # each pinned replica shares the one pool; otherwise every fitting pool holds slices
         slices = slices_of(multi[0]) if pinned else sum(slices_of(p) for p in multi)
         if g.replicas > slices:
-            where = f"pool {multi[0].name}" if pinned else f"the pools it fits ({names})"
+            where = f"pool {multi[0].name} holds" if pinned else f"the pools it fits ({names}) hold"
             out.append(
                 Finding(
                     "slices",
                     "error",
                     _replicas_path(g),
-                    f"is {g.replicas}: {where} hold {slices} {topology} slice(s), one per replica",
+                    f"is {g.replicas}: {where} {slices} {topology} slice(s), one per replica",
                     f"at most {slices}",
                 )
             )
