@@ -127,6 +127,14 @@ class EnvironmentRun:
         )["items"]
         return items
 
+    def local_queues(self, namespace: str) -> list[str]:
+        """The namespace's LocalQueues as the server has them (none where Kueue is not installed)."""
+        if "kueue" not in self.releases:
+            return []
+        return sorted(
+            q["metadata"]["name"] for q in self.cluster.get("localqueues.kueue.x-k8s.io", namespace=namespace)["items"]
+        )
+
     def pods(self, namespace: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = self.cluster.get("pods", namespace=namespace).get("items", [])
         return [p for p in items if "deletionTimestamp" not in p["metadata"]]

@@ -194,12 +194,15 @@ def the_generated_workload_runs_on_a_pool_of_its_accelerator(r: EnvironmentRun, 
         clean(r, namespace)
 
 
-def cpu_pod(namespace: str) -> dict[str, Any]:
-    """A CPU-only pod as a team member writes one: no accelerator, no toleration, no selector."""
+def cpu_pod(namespace: str, queue: str | None = None) -> dict[str, Any]:
+    """A CPU-only pod as a team member writes one: no accelerator, no toleration, no selector; in an
+    environment with queues, the team's LocalQueue label (without it Kueue gates the pod for good:
+    ``LocalQueue  doesn't exist``, observed in staging, since no LocalQueue is named ``default``)."""
+    labels = {"kueue.x-k8s.io/queue-name": queue} if queue else {}
     return {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": "cpu-only", "namespace": namespace},
+        "metadata": {"name": "cpu-only", "namespace": namespace, "labels": labels},
         "spec": {
             "restartPolicy": "Never",
             "containers": [{"name": "main", "image": IMAGE, "securityContext": RESTRICTED,
@@ -213,8 +216,9 @@ def a_cpu_only_team_pod_never_lands_on_an_accelerator_node(r: EnvironmentRun, te
     """Every node but the accelerator pools' is the (tainted) system pool, so a pod that tolerates the
     accelerator taints is bound to an accelerator node at once; one that does not stays unschedulable."""
     namespace = namespace_of(r, team)
+    queues = r.local_queues(namespace)
     try:
-        r.cluster.create([cpu_pod(namespace)])
+        r.cluster.create([cpu_pod(namespace, queues[0] if queues else None)])
 
         def settled() -> dict[str, Any] | None:
             [pod] = r.pods(namespace)
