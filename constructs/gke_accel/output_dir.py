@@ -114,26 +114,43 @@ def claim_output_dir(path: str | Path, *, option: str = "--outdir") -> Path:
     return folder
 
 
+def _busy(option: str, path: str | Path) -> OutputDirError:
+    return OutputDirError(
+        f"{option} {path}: another gke-accel run is writing this folder right now; wait for it to "
+        "finish, or choose another folder"
+    )
+
+
+_HELD: dict[Path, int] = {}  # folders this process holds the lock of -> nesting depth
+
+
 @contextmanager
 def claimed_output_dir(path: str | Path, *, option: str = "--outdir") -> Iterator[Path]:
     """``claim_output_dir`` holding an exclusive ``flock`` on the marker for the block: a second run
     into the same folder (another synth, a review writing the head) stops with one line instead of
     deleting the first run's staging folder. With the lock held, every ``.staging-*`` folder is left
-    by a run that was killed, and is removed."""
+    by a run that was killed, and is removed. Re-entrant within a process (a command may take the
+    lock early, before loading the provider bindings, and the synth inside takes it again)."""
     folder = claim_output_dir(path, option=option)
+    if folder in _HELD:
+        _HELD[folder] += 1
+        try:
+            yield folder
+        finally:
+            _HELD[folder] -= 1
+        return
     fd = os.open(folder / MARKER, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise OutputDirError(
-                f"{option} {path}: another gke-accel run is writing this folder right now; wait for it to "
-                "finish, or choose another folder"
-            ) from None
+            raise _busy(option, path) from None
         for stale in folder.glob(f"{STAGING_PREFIX}*"):  # left by a run that was killed
             shutil.rmtree(stale, ignore_errors=True)
+        _HELD[folder] = 1
         yield folder
     finally:
+        _HELD.pop(folder, None)
         os.close(fd)  # releases the lock
 
 

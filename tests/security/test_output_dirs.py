@@ -172,16 +172,22 @@ def test_a_second_run_into_a_folder_being_written_stops_with_one_line(
 
 
 def test_a_staging_folder_of_a_killed_run_is_removed_by_the_next_one(tmp_path: Path) -> None:
+    import fcntl
+
     from gke_accel.output_dir import claimed_output_dir
 
     folder = claim_output_dir(tmp_path / "out")
-    (folder / ".staging-killed").mkdir()
-    with claimed_output_dir(folder) as claimed:
-        assert not (claimed / ".staging-killed").exists()
-        with pytest.raises(OutputDirError, match="another gke-accel run"), claimed_output_dir(folder):
-            pass
-    with claimed_output_dir(folder):  # released at the end of the block
+    (folder / ".staging-live").mkdir()
+    other = os.open(folder / MARKER, os.O_RDONLY)  # another run holds the lock (its own open file)
+    fcntl.flock(other, fcntl.LOCK_EX)
+    with pytest.raises(OutputDirError, match="another gke-accel run"), claimed_output_dir(folder):
         pass
+    assert (folder / ".staging-live").exists()  # the other run's staging folder is left alone
+    os.close(other)  # that run was killed: its lock is gone, its staging folder stays behind
+    with claimed_output_dir(folder) as claimed:
+        assert not (claimed / ".staging-live").exists()
+        with claimed_output_dir(folder):  # re-entrant within one process (synth inside the command)
+            pass
 
 
 def test_a_folder_inside_git_is_refused(tmp_path: Path) -> None:

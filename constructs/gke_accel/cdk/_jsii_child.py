@@ -43,13 +43,12 @@ def install() -> None:
         return
     from jsii._kernel.providers import process
 
-    if getattr(process.subprocess, "gke_accel_pdeathsig", False):
+    if getattr(getattr(process, "subprocess", None), "gke_accel_pdeathsig", False):
         return
     patched = types.ModuleType("subprocess")
     patched.__dict__.update(vars(subprocess))
-    patched.Popen = _popen  # type: ignore[attr-defined]
-    patched.gke_accel_pdeathsig = True  # type: ignore[attr-defined]
-    process.subprocess = patched  # type: ignore[attr-defined]
+    patched.__dict__.update(Popen=_popen, gke_accel_pdeathsig=True)
+    setattr(process, "subprocess", patched)  # noqa: B010 (the module does not export the name)
 
 
 install()

@@ -42,7 +42,7 @@ from gke_accel.cli.summary import environment_summary
 from gke_accel.cli.tables import fit_text
 from gke_accel.frameworks import FrameworkError
 from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan
-from gke_accel.output_dir import OutputDirError, check_output_dir
+from gke_accel.output_dir import OutputDirError, claimed_output_dir
 
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 MANIFESTS_DIR = "manifests"  # synth also writes the platform's objects here, for `scan`
@@ -85,12 +85,17 @@ def environment_report(plan: EnvironmentPlan) -> str:
 def cmd_synth(args: argparse.Namespace) -> int:
     progress = Progress()
     plans = selected_plans(args)
+    # a folder it may not write, or one another run is writing, is refused now, not after the bindings load
+    with claimed_output_dir(args.outdir):
+        return _synth(args, progress, plans)
+
+
+def _synth(args: argparse.Namespace, progress: Progress, plans: list[EnvironmentPlan]) -> int:
     started = time.perf_counter()
     # Everything printed per environment comes from the model: show it before the slow part.
     for plan in plans:
         print(environment_report(plan) + "\n")
     sys.stdout.flush()
-    check_output_dir(args.outdir)  # a folder it may not write is refused now, not after the bindings load
     with progress.long_step("loading the CDK framework and provider bindings"):
         from gke_accel.stacks.app import synth_environments  # loads jsii and the provider bindings
 
