@@ -4,11 +4,25 @@ behind ``gke-accel size``. Accelerator memory comes from ``accelerators.yaml`` (
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 import yaml
+
+
+@dataclass(frozen=True)
+class ModelShape:
+    name: str
+    params: float
+    layers: int
+    hidden: int
+    kv_heads: int
+    head_dim: int
+
+    @property
+    def kv_channels(self) -> int:
+        return self.kv_heads * self.head_dim
 
 
 @dataclass(frozen=True)
@@ -26,6 +40,9 @@ class SizingFacts:
     usable_memory_fraction: float
     default_context: int
     default_batch: int
+    models: dict[str, ModelShape] = field(default_factory=dict)
+    training_weight_format: dict[str, str] = field(default_factory=dict)
+    usable_memory_fraction_train: float = 0.75
 
 
 @functools.cache
@@ -46,4 +63,12 @@ def load_sizing() -> SizingFacts:
         usable_memory_fraction=float(raw["usable_memory_fraction"]),
         default_context=int(raw["defaults"]["context"]),
         default_batch=int(raw["defaults"]["batch"]),
+        models={
+            str(n): ModelShape(
+                str(n), float(m["params"]), int(m["layers"]), int(m["hidden"]), int(m["kv_heads"]), int(m["head_dim"])
+            )
+            for n, m in raw["models"].items()
+        },
+        training_weight_format={str(k): str(v) for k, v in raw["training_weight_format"].items()},
+        usable_memory_fraction_train=float(raw["usable_memory_fraction_train"]),
     )

@@ -13,7 +13,16 @@ from typing import Any
 from gke_accel.cli.common import EXIT_OK, add_command, selected_plans
 from gke_accel.cli.tables import MAX_WIDTH, fit_text, render_table
 from gke_accel.workloads.size.fit import Option, PoolFit, catalog_options, environment_fits
-from gke_accel.workloads.size.memory import GIB, TASKS, MemoryEstimate, estimate_memory, gib, parse_params
+from gke_accel.workloads.size.memory import (
+    GIB,
+    TASKS,
+    MemoryEstimate,
+    estimate_memory,
+    gib,
+    known_models,
+    model_params,
+    parse_params,
+)
 
 
 def _usd(value: float | None, digits: int = 0) -> str:
@@ -25,7 +34,8 @@ def memory_text(est: MemoryEstimate) -> str:
         f"{est.params / 1e9:g}B parameters, {est.task}, {est.precision}"
         + (f", {est.optimizer}" if est.optimizer else "")
         + f", context {est.context}, batch {est.batch}; transformer shape L={est.layers}, h={est.hidden} "
-        f"(from P = 12 L h^2, h = {est.hidden // est.layers} L)"
+        + (f"(model {est.model})" if est.model else f"(from P = 12 L h^2, h = {est.hidden // est.layers} L)")
+        + "; assumes fully sharded state (FSDP/ZeRO-3): plain data parallelism needs it on every replica"
     )
     rows = [[t.name, gib(t.bytes), t.formula] for t in est.terms]
     rows.append(["total", gib(est.total_bytes), " + ".join(t.name for t in est.terms)])
@@ -115,12 +125,13 @@ def _json(est: MemoryEstimate, options: list[Option], fits: dict[str, list[PoolF
 
 def cmd_size(args: argparse.Namespace) -> int:
     est = estimate_memory(
-        parse_params(args.params),
+        parse_params(args.params) if args.params else model_params(args.model),
         args.task,
         precision=args.precision,
         optimizer=args.optimizer,
         context=args.context,
         batch=args.batch,
+        model=args.model,
     )
     fits: dict[str, list[PoolFit]] = {}
     options: list[Option] = []
@@ -146,7 +157,8 @@ def register(sub: Any) -> None:
         "gke-accel size --params 7B --task train",
         "gke-accel size --params 70B --task serve --precision int8 --env prod",
     )
-    p.add_argument("--params", required=True, help="parameter count: 7B, 70e9, 350M")
+    p.add_argument("--params", help="parameter count: 7B, 70e9, 350M (default: the --model's)")
+    p.add_argument("--model", help="a known model shape (layers, hidden, KV heads): " + ", ".join(known_models()))
     p.add_argument("--task", required=True, choices=TASKS)
     p.add_argument("--precision", default="bf16", help="bf16 (default), fp8; serving also int8, int4")
     p.add_argument("--optimizer", help="training optimizer (default adamw; adamw-8bit, sgd-momentum)")

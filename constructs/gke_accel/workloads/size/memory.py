@@ -30,6 +30,21 @@ def parse_params(text: str) -> float:
     return value
 
 
+def known_models() -> list[str]:
+    return list(load_sizing().models)
+
+
+def model_params(model: str | None) -> float:
+    """The parameter count of a known model (``--model`` without ``--params``)."""
+    shape = load_sizing().models.get(model or "")
+    if shape is None:
+        valid = "a parameter count (--params 7B) or --model " + ", ".join(known_models())
+        raise ConfigError(
+            [ConfigIssue("--params", "missing" if model is None else f"--model {model!r} unknown", valid)]
+        )
+    return shape.params
+
+
 @dataclass(frozen=True)
 class Term:
     name: str
@@ -49,6 +64,7 @@ class MemoryEstimate:
     hidden: int
     terms: tuple[Term, ...]
     usable_fraction: float
+    model: str | None = None
 
     @property
     def total_bytes(self) -> float:
@@ -95,16 +111,26 @@ def estimate_memory(
     context: int | None = None,
     batch: int | None = None,
     facts: SizingFacts | None = None,
+    model: str | None = None,
 ) -> MemoryEstimate:
+    """Memory of ``params`` parameters for ``task``. ``model`` names a known shape (sizing.yaml
+    ``models``): its layers, hidden size and KV heads replace the P = 12 L h^2 rule and MHA."""
     facts = facts or load_sizing()
+    shape = None
+    if model is not None:
+        shape = facts.models.get(model)
+        if shape is None:
+            raise ConfigError([ConfigIssue("--model", f"{model!r} is not a known model", ", ".join(facts.models))])
     opt = optimizer or facts.default_optimizer
     s = context if context is not None else facts.default_context
     b = batch if batch is not None else facts.default_batch
     _check(task, precision, opt, s, b, facts)
-    layers, hidden = transformer_shape(params, facts)
-    w = facts.bytes_per_parameter[precision]
+    layers, hidden = (shape.layers, shape.hidden) if shape else transformer_shape(params, facts)
+    kv_channels = shape.kv_channels if shape else hidden
+    stored = facts.training_weight_format.get(precision, precision) if task != "serve" else precision
+    w = facts.bytes_per_parameter[stored]
     p_text = f"{params / 1e9:g}e9"
-    terms = [Term("weights", f"P x {w:g} B ({precision}) = {p_text} x {w:g}", params * w)]
+    terms = [Term("weights", f"P x {w:g} B ({stored}) = {p_text} x {w:g}", params * w)]
     if task in ("train", "finetune"):
         trainable = params if task == "train" else params * facts.finetune_trainable_fraction
         t_text = p_text if task == "train" else f"{facts.finetune_trainable_fraction:g} x P"
@@ -126,8 +152,9 @@ def estimate_memory(
         terms.append(
             Term(
                 "kv cache",
-                f"{kv:g} (K,V) x L {layers} x h {hidden} x context {s} x batch {b} x {kv_w:g} B ({kv_format})",
-                kv * layers * hidden * s * b * kv_w,
+                f"{kv:g} (K,V) x L {layers} x {'KV heads x head dim' if shape else 'h'} {kv_channels}"
+                f" x context {s} x batch {b} x {kv_w:g} B ({kv_format})",
+                kv * layers * kv_channels * s * b * kv_w,
             )
         )
     return MemoryEstimate(
@@ -140,7 +167,8 @@ def estimate_memory(
         layers=layers,
         hidden=hidden,
         terms=tuple(terms),
-        usable_fraction=facts.usable_memory_fraction,
+        usable_fraction=facts.usable_memory_fraction if task == "serve" else facts.usable_memory_fraction_train,
+        model=model,
     )
 
 
