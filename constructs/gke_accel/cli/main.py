@@ -21,6 +21,7 @@ from gke_accel.cli import (
     manifests_view,
     queues_view,
     review_view,
+    schema_view,
     size_view,
     verify_view,
     workload_view,
@@ -47,6 +48,7 @@ COMMAND_MODULES = (
     workload_view,
     verify_view,
     deploy_roles_view,
+    schema_view,
 )
 # What ``synth`` prints for each environment after its pool summary.
 SYNTH_SECTIONS = (manifests_view.synth_section, queues_view.synth_section, cost_view.synth_section)
