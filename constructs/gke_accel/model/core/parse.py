@@ -18,6 +18,7 @@ import typing
 from typing import Any, Literal, TypeVar, Union, cast
 
 from gke_accel.model.core.errors import ConfigIssue, bad_value
+from gke_accel.model.core.misplaced import misplaced_hint
 from gke_accel.model.core.show import show
 
 T = TypeVar("T")
@@ -150,7 +151,8 @@ def _build(cls: type[T], value: Any, path: str, issues: list[ConfigIssue]) -> T:
     failed = False
     for key in value:
         if not isinstance(key, str) or key not in fields:
-            hint = suggest(key[:100], list(fields)) if isinstance(key, str) else ""
+            known = list(fields)
+            hint = (misplaced_hint(key, known) or suggest(key[:100], known)) if isinstance(key, str) else ""
             issues.append(
                 ConfigIssue(
                     _join(path, key[:60] if isinstance(key, str) and key else show(key)),
