@@ -17,6 +17,7 @@ from gke_accel.catalog import load_catalog
 from gke_accel.cli import (
     cost_view,
     deploy_roles_view,
+    init_view,
     lint_view,
     manifests_view,
     queues_view,
@@ -49,6 +50,7 @@ COMMAND_MODULES = (
     verify_view,
     deploy_roles_view,
     schema_view,
+    init_view,
 )
 # What ``synth`` prints for each environment after its pool summary.
 SYNTH_SECTIONS = (manifests_view.synth_section, queues_view.synth_section, cost_view.synth_section)
