@@ -12,7 +12,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: setup synth validate scan test test-py313 e2e lint bench clean cli terraform deploy destroy require-env \
+.PHONY: setup setup-synth synth validate scan test test-py313 e2e lint bench clean cli terraform deploy destroy require-env \
 	validate-terraform review setup-other-framework test-other-framework
 
 # The default framework is CDK Terrain (cdktn) in .venv. The other one, cdktf 0.21, lives in its own
@@ -21,23 +21,39 @@ OTHER_FRAMEWORK := cdktf
 OTHER_VENV ?= .venv-$(OTHER_FRAMEWORK)
 OTHER_STAMP := $(OTHER_VENV)/.installed-stamp
 
+# setup: everything (what synth needs plus the test and lint toolchain); setup-synth: only what
+# validate, synth and the policy scan need (the framework, the provider bindings, checkov), so the
+# first `make synth` installs less. Either says what it installs and how long it took.
+SYNTH_STAMP := $(VENV)/.installed-synth-stamp
 setup: $(STAMP)
+setup-synth: $(SYNTH_STAMP)
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	@touch $(STAMP)
+	@echo "setup: installing gke-accel with the test and lint toolchain into $(VENV) (first run: a few minutes)"
+	@start=$$(date +%s); $(BIN)/python -m pip install --quiet --upgrade pip && \
+	  $(BIN)/python -m pip install --quiet -e '.[dev]' && \
+	  echo "setup: done in $$(( $$(date +%s) - start ))s"
+	@touch $(STAMP) $(SYNTH_STAMP)
 
-validate: setup
+$(SYNTH_STAMP): pyproject.toml
+	@if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then touch $@; exit 0; fi; \
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); \
+	echo "setup: installing gke-accel, the CDK framework, its provider bindings and checkov into $(VENV)"; \
+	echo "setup: (first run: about 1-2 minutes; 'make test' adds the test and lint tools later)"; \
+	start=$$(date +%s); $(BIN)/python -m pip install --quiet --upgrade pip && \
+	  $(BIN)/python -m pip install --quiet -e '.[scan]' && \
+	  echo "setup: done in $$(( $$(date +%s) - start ))s" && touch $@
+
+validate: setup-synth
 	$(BIN)/gke-accel validate
 
-synth: setup
+synth: setup-synth
 	$(BIN)/gke-accel validate
 	$(BIN)/gke-accel synth
 	$(BIN)/gke-accel scan
 
-scan: setup
+scan: setup-synth
 	$(BIN)/gke-accel scan
 
 test: setup

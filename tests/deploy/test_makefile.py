@@ -82,3 +82,38 @@ def test_deploy_puts_node_modules_bin_first_on_path() -> None:
     text = (ROOT / "Makefile").read_text()
     recipe = text.split("deploy destroy:", 1)[1].split("\n\n", 1)[0]
     assert 'PATH="$(CURDIR)/node_modules/.bin:' in recipe and "npx cdktf $@ $(ENV)" in recipe
+
+
+def _logging_venv(project: Path) -> Path:
+    """A venv whose python and gke-accel only log how they were called."""
+    log = project / "calls.log"
+    bin_dir = project / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for name in ("python", "gke-accel", "pytest"):
+        (bin_dir / name).write_text(f'#!/bin/sh\necho "{name} $*" >> {log}\n')
+        (bin_dir / name).chmod(0o755)
+    return log
+
+
+def test_first_synth_installs_only_what_synth_needs_and_says_so(project: Path) -> None:
+    log = _logging_venv(project)
+    proc = make(project, "synth", "VENV=venv")
+    assert proc.returncode == 0, proc.stderr
+    calls = log.read_text().splitlines()
+    assert "python -m pip install --quiet -e .[scan]" in calls
+    assert not [c for c in calls if "[dev]" in c]
+    assert calls[-3:] == ["gke-accel validate", "gke-accel synth", "gke-accel scan"]
+    assert "installing gke-accel, the CDK framework, its provider bindings and checkov" in proc.stdout
+    assert "setup: done in " in proc.stdout
+    log.write_text("")
+    assert make(project, "synth", "VENV=venv").returncode == 0
+    assert "pip" not in log.read_text() and "installing" not in make(project, "synth", "VENV=venv").stdout
+
+
+def test_make_test_installs_the_toolchain_and_synth_then_installs_nothing(project: Path) -> None:
+    log = _logging_venv(project)
+    assert make(project, "test", "VENV=venv").returncode == 0
+    assert "python -m pip install --quiet -e .[dev]" in log.read_text()
+    log.write_text("")
+    assert make(project, "synth", "VENV=venv").returncode == 0
+    assert "pip" not in log.read_text()

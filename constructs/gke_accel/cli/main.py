@@ -11,6 +11,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gke_accel import __version__
 from gke_accel.catalog import load_catalog
@@ -36,8 +37,12 @@ from gke_accel.frameworks import FrameworkError
 from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan
 from gke_accel.output_dir import OutputDirError
 
+if TYPE_CHECKING:
+    from gke_accel.policy import PolicyReport
+
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 MANIFESTS_DIR = "manifests"  # synth also writes the platform's objects here, for `scan`
+SKIPS_FILE = "policy-skips.txt"  # scan writes the accepted findings here, with their reasons
 
 # Subcommand modules that add themselves to the parser (each has ``register(subparsers)``).
 COMMAND_MODULES = (
@@ -97,23 +102,34 @@ def cmd_synth(args: argparse.Namespace) -> int:
 def cmd_scan(args: argparse.Namespace) -> int:
     from gke_accel.policy import CheckovMissing, scan_manifests, scan_stacks
 
-    stacks = Path(args.outdir) / "stacks"
+    out = Path(args.outdir)
+    stacks = out / "stacks"
     if not any(stacks.glob("*/cdk.tf.json")):
         print(f"nothing to scan: no stacks in {stacks}; run 'gke-accel synth' first", file=sys.stderr)
         return EXIT_ERROR
     try:
-        report = scan_stacks(stacks)
-        print(fit_text(report.render()))
-        failed = bool(report.failed)
-        manifests = Path(args.outdir) / MANIFESTS_DIR
-        if any(manifests.glob("*/*.yaml")):
-            k8s = scan_manifests(manifests)
-            print(fit_text(k8s.render("policy scan of the Kubernetes manifests (checkov kubernetes)")))
-            failed = failed or bool(k8s.failed)
+        reports = [("terraform", scan_stacks(stacks))]
+        if any((out / MANIFESTS_DIR).glob("*/*.yaml")):
+            reports.append(("kubernetes manifests", scan_manifests(out / MANIFESTS_DIR)))
     except CheckovMissing as err:
         print(f"scan: {err}", file=sys.stderr)
         return EXIT_ERROR
-    return EXIT_ERROR if failed else EXIT_OK
+    return _print_scan(reports, out / SKIPS_FILE, verbose=args.verbose)
+
+
+def _print_scan(reports: list[tuple[str, PolicyReport]], skips_file: Path, *, verbose: bool) -> int:
+    """Failed checks first, the skips (accepted, each with its reason) in a file or with --verbose,
+    and the verdict last."""
+    skipped = [line for _, r in reports for line in r.skipped_lines()]
+    skips_file.write_text("".join(f"{line.strip()}\n" for line in skipped))
+    for _, report in reports:
+        for line in report.failed_lines() + (report.skipped_lines() if verbose else []):
+            print(fit_text(line))
+    where = "above" if verbose else f"in {skips_file} (--verbose prints them)"
+    print(fit_text(f"{len(skipped)} accepted finding(s) skipped, each with its recorded reason {where}"))
+    counts = "; ".join(f"{name} {r.passed} passed, {len(r.failed)} failed" for name, r in reports)
+    print(fit_text(f"policy scan (checkov): {counts}"))
+    return EXIT_ERROR if any(r.failed for _, r in reports) else EXIT_OK
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:
@@ -163,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
         "gke-accel scan --outdir /tmp/out",
     )
     p.add_argument("--outdir", default="cdktf.out", help="synth output folder (default: cdktf.out)")
+    p.add_argument("--verbose", action="store_true", help="also print each skipped check and its reason")
     p.set_defaults(func=cmd_scan)
 
     p = add_command(sub, "catalog", "print the accelerator catalog", "gke-accel catalog --tpu v5e")
