@@ -21,7 +21,12 @@ def read_inputs(files: list[str]) -> list[tuple[str, str]]:
     texts = []
     for name in files:
         if name == "-":
-            texts.append(("<stdin>", sys.stdin.read()))
+            text = sys.stdin.read()
+            if not text.strip():  # `workload new ... | lint -` after a failed generation: fail the pipe
+                raise ConfigError(
+                    [ConfigIssue("-", "standard input is empty: the command before the pipe wrote nothing")]
+                )
+            texts.append(("<stdin>", text))
             continue
         try:
             texts.append((name, Path(name).read_text(encoding="utf-8")))

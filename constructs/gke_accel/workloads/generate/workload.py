@@ -17,6 +17,7 @@ from gke_accel.workloads._model import (
     accelerator_key,
     checkpoint_bucket,
 )
+from gke_accel.workloads.generate.defaults import check_share, default_priority, fit_quota
 from gke_accel.workloads.generate.pod import pod_template
 from gke_accel.workloads.lint.queues import QUEUE_LABEL, team_queue
 from gke_accel.workloads.lint.team import teams_by_namespace
@@ -90,8 +91,9 @@ def choose_pool(plan: EnvironmentPlan, req: WorkloadRequest) -> PoolNodes:
     return match[0]
 
 
-def _size(pool: PoolNodes, chips: int, req: WorkloadRequest) -> tuple[str, str]:
-    """cpu and memory per pod: half of the node's share for the pod's chips, unless given."""
+def _size(pool: PoolNodes, chips: int, req: WorkloadRequest, team: TeamSpec, pods: int) -> tuple[str, str]:
+    """cpu and memory per pod: half of the node's share for the pod's chips, within the team's quota
+    for ``pods`` pods at once, unless given."""
     catalog = load_catalog()
     machine = catalog.gpu_machines.get(pool.plan.machine_type) or catalog.n1_hosts.get(pool.plan.machine_type)
     share = Decimal(chips) / max(1, pool.shape.allocatable)
@@ -100,6 +102,7 @@ def _size(pool: PoolNodes, chips: int, req: WorkloadRequest) -> tuple[str, str]:
         memory = max(2, int(machine.memory_gb * share / 2))
     else:
         cpu, memory = DEFAULT_TPU_CPU, DEFAULT_TPU_MEMORY_GIB
+    cpu, memory = fit_quota(team, cpu, memory, pods)
     return req.cpu or str(cpu), req.memory or f"{memory}Gi"
 
 
@@ -129,7 +132,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     ns, team = _team(plan, req.team)
     pool = choose_pool(plan, req)
     pcs = plan.spec.platform.priority_classes
-    priority = req.priority or (pcs.inference.name if req.kind == "deployment" else pcs.training.name)
+    priority = req.priority or default_priority(plan, team, req.kind)
     allowed = list(team.priority_classes) or [pcs.inference.name, pcs.training.name, pcs.batch.name]
     if priority not in allowed:
         raise _fail("--priority", f"{priority!r}: team {team.name} may not use it", allowed)
@@ -139,7 +142,9 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     if vms > 1 and req.kind != "jobset":
         raise _fail("--kind", f"{req.kind!r}: a {pool.plan.tpu_topology} slice has {vms} VMs, one pod each", "jobset")
     chips = pool.plan.chips_per_node if pool.plan.kind == "tpu" else (req.chips or 1)
-    cpu, memory = _size(pool, chips, req)
+    pods = {"job": req.parallelism, "jobset": vms, "deployment": req.replicas}[req.kind]
+    check_share(team, pool, chips * pods, "--chips" if pool.plan.kind == "tpu" else "--gpus")
+    cpu, memory = _size(pool, chips, req, team, pods)
     queue = team_queue(plan, team)
     workload_labels = {**req.labels, **({QUEUE_LABEL: queue} if queue else {})}
     cp = plan.spec.platform.checkpoints
