@@ -50,3 +50,16 @@ def test_wide_tables_wrap_cells_and_keep_every_word() -> None:
     words = " ".join(text.splitlines()[2:]).split()
     assert words.count("us-central1-a,") == 4 and "pool-a" in words
     assert render_table(["a", "b"], [["1", "2"]]) == "a  b\n-  -\n1  2"  # narrow tables are unchanged
+
+
+def test_a_table_never_breaks_inside_a_word() -> None:
+    # The newcomer's case: the cost table of dev with an H100 pool broke `ct5lp-hightpu-4t` onto two lines.
+    headers = ["pool", "machine", "nodes", "on-demand min", "on-demand max", "spot min", "spot max", "accelerator"]
+    rows = [
+        ["v5e-dev", "ct5lp-hightpu-4t", "0-2", "$0", "$6,023.40", "$0", "$2,709.36", "tpu-v5-lite-podslice"],
+        ["h100-dev", "a3-highgpu-8g", "0-1", "$0", "$64,096.13", "$0", "$22,144.20", "nvidia-h100-80gb"],
+    ]
+    text = render_table(headers, rows, max_width=60)
+    words = " ".join(text.splitlines()).split()
+    for word in ("ct5lp-hightpu-4t", "a3-highgpu-8g", "tpu-v5-lite-podslice", "nvidia-h100-80gb", "$64,096.13"):
+        assert word in words, text
