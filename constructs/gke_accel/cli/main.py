@@ -21,6 +21,7 @@ from gke_accel.cli import (
     init_view,
     lint_view,
     manifests_view,
+    preflight_view,
     queues_view,
     review_view,
     schema_view,
@@ -56,6 +57,7 @@ COMMAND_MODULES = (
     deploy_roles_view,
     schema_view,
     init_view,
+    preflight_view,
 )
 # What ``synth`` prints for each environment after its pool summary.
 SYNTH_SECTIONS = (manifests_view.synth_section, queues_view.synth_section, cost_view.synth_section)
