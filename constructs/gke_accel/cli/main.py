@@ -6,33 +6,20 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from gke_accel import __version__
 from gke_accel.catalog import load_catalog
-from gke_accel.cli import (
-    cost_view,
-    deploy_roles_view,
-    init_view,
-    lint_view,
-    manifests_view,
-    preflight_view,
-    queues_view,
-    review_view,
-    schema_view,
-    size_view,
-    verify_view,
-    workload_view,
-)
-from gke_accel.cli.catalog_view import catalog_text
 from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, Parser, add_command, add_env_args, selected_plans
 from gke_accel.cli.progress import Progress, exit_now
-from gke_accel.cli.summary import environment_summary
 from gke_accel.cli.tables import fit_text
 from gke_accel.frameworks import FrameworkError
 from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan
@@ -45,22 +32,31 @@ INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 MANIFESTS_DIR = "manifests"  # synth also writes the platform's objects here, for `scan`
 SKIPS_FILE = "policy-skips.txt"  # scan writes the accepted findings here, with their reasons
 
-# Subcommand modules that add themselves to the parser (each has ``register(subparsers)``).
-COMMAND_MODULES = (
-    manifests_view,
-    cost_view,
-    review_view,
-    size_view,
-    lint_view,
-    workload_view,
-    verify_view,
-    deploy_roles_view,
-    schema_view,
-    init_view,
-    preflight_view,
-)
-# What ``synth`` prints for each environment after its pool summary.
-SYNTH_SECTIONS = (manifests_view.synth_section, queues_view.synth_section, cost_view.synth_section)
+# Subcommand -> its module in gke_accel.cli (each has ``register(subparsers)``). Only the module of
+# the command being run is imported, so a model-only command stays fast (``validate`` well under a second).
+COMMAND_MODULES = {
+    "manifests": "manifests_view",
+    "cost": "cost_view",
+    "review": "review_view",
+    "size": "size_view",
+    "lint": "lint_view",
+    "workload": "workload_view",
+    "verify": "verify_view",
+    "deploy-roles": "deploy_roles_view",
+    "schema": "schema_view",
+    "init": "init_view",
+    "preflight": "preflight_view",
+}
+MAIN_COMMANDS = ("validate", "synth", "scan", "catalog")  # defined here
+
+
+def _view(name: str) -> ModuleType:
+    return importlib.import_module(f"gke_accel.cli.{name}")
+
+
+def synth_sections() -> tuple[Callable[[EnvironmentPlan], str], ...]:
+    """What ``synth`` prints for each environment after its pool summary."""
+    return tuple(_view(m).synth_section for m in ("manifests_view", "queues_view", "cost_view"))
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -78,7 +74,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def environment_report(plan: EnvironmentPlan) -> str:
     """What ``synth`` prints for one environment: pools, then each section (model only)."""
-    parts = [environment_summary(plan), *(section(plan) for section in SYNTH_SECTIONS)]
+    from gke_accel.cli.summary import environment_summary
+
+    parts = [environment_summary(plan), *(section(plan) for section in synth_sections())]
     return fit_text("\n".join(p for p in parts if p))
 
 
@@ -94,7 +92,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
         from gke_accel.stacks.app import synth_environments  # loads jsii and the provider bindings
 
     out = synth_environments(plans, args.outdir, on_stack=lambda name: progress.step(f"building stack {name}"))
-    manifests_view.write_manifests(plans, out / MANIFESTS_DIR, option="--outdir")
+    _view("manifests_view").write_manifests(plans, out / MANIFESTS_DIR, option="--outdir")
     for plan in plans:
         print(f"{plan.name} -> {out / 'stacks' / plan.name / 'cdk.tf.json'}")
     print(f"synthesized {len(plans)} stack(s) in {time.perf_counter() - started:.1f}s")
@@ -142,11 +140,14 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         )
     if args.gpu and catalog.gpu_model(args.gpu) is None:
         raise ConfigError([ConfigIssue("--gpu", f"{args.gpu!r} is not a GPU model", ", ".join(catalog.gpu_names()))])
+    from gke_accel.cli.catalog_view import catalog_text
+
     print(fit_text(catalog_text(catalog, args.tpu, args.gpu)))
     return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``argv`` naming a known command, only that command's module is imported."""
     parser = Parser(prog="gke-accel", description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--version", action="version", version=f"gke-accel {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -188,8 +189,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tpu", help="only this TPU generation (e.g. v5e)")
     p.add_argument("--gpu", help="only this GPU model (e.g. h100)")
     p.set_defaults(func=cmd_catalog)
-    for module in COMMAND_MODULES:
-        module.register(sub)
+    first = next((a for a in argv or [] if not a.startswith("-")), None)
+    wanted = [first] if first in COMMAND_MODULES else [] if first in MAIN_COMMANDS else list(COMMAND_MODULES)
+    for command in wanted:
+        _view(COMMAND_MODULES[command]).register(sub)
     return parser
 
 
@@ -219,7 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     # jsii prints a large banner on every run under Node 20 (end-of-life); keep command output readable.
     os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
     os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     try:
         code: int = args.func(args)
         return code
