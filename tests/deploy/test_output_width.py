@@ -64,3 +64,16 @@ def test_validate_fits_in_a_deep_checkout(
     out = capsys.readouterr().out
     assert "source config/prod.yaml" in out
     assert not _too_wide(out), _too_wide(out)
+
+
+def test_a_table_never_breaks_inside_a_word() -> None:
+    # The newcomer's case: the cost table of dev with an H100 pool broke `ct5lp-hightpu-4t` onto two lines.
+    headers = ["pool", "machine", "nodes", "on-demand min", "on-demand max", "spot min", "spot max", "accelerator"]
+    rows = [
+        ["v5e-dev", "ct5lp-hightpu-4t", "0-2", "$0", "$6,023.40", "$0", "$2,709.36", "tpu-v5-lite-podslice"],
+        ["h100-dev", "a3-highgpu-8g", "0-1", "$0", "$64,096.13", "$0", "$22,144.20", "nvidia-h100-80gb"],
+    ]
+    text = render_table(headers, rows, max_width=60)
+    words = " ".join(text.splitlines()).split()
+    for word in ("ct5lp-hightpu-4t", "a3-highgpu-8g", "tpu-v5-lite-podslice", "nvidia-h100-80gb", "$64,096.13"):
+        assert word in words, text

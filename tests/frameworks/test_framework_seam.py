@@ -20,9 +20,10 @@ SEAM = {
     ROOT / "constructs/gke_accel/cdk/_framework.py",
     ROOT / "constructs/gke_accel/cdk/_providers.py",
     ROOT / "constructs/gke_accel/cdk/_kubernetes.py",
+    ROOT / "constructs/gke_accel/cdk/_helm.py",
     ROOT / "constructs/gke_accel/cdk/_jsii_child.py",  # jsii's node child ends with Python (D13)
 }
-FRAMEWORK_MODULES = {m for f in frameworks.FRAMEWORKS.values() for m in (f.core, f.google, f.kubernetes)}
+FRAMEWORK_MODULES = {m for f in frameworks.FRAMEWORKS.values() for m in (f.core, f.google, f.kubernetes, f.helm)}
 FRAMEWORK_MODULES |= {"constructs", "jsii"}
 DYNAMIC = {"import_module", "__import__"}
 SCANNED = ("constructs", "stacks", "tests", "benchmarks", "tools")

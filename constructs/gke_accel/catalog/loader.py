@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Literal
 
-import yaml
-
+from gke_accel.catalog._yaml import safe_load
 from gke_accel.catalog.zone_facts import ZoneFacts, load_zone_facts
 
 Placement = Literal["compact", "workload_policy"]
@@ -184,7 +183,7 @@ class Catalog:
 
 def _read_yaml(name: str) -> dict[str, Any]:
     text = resources.files("gke_accel.catalog").joinpath(name).read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
+    data = safe_load(text)
     if not isinstance(data, dict):
         raise ValueError(f"catalog file {name} must hold a mapping")
     return data

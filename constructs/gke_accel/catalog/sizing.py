@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-import yaml
+from gke_accel.catalog._yaml import safe_load
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class SizingFacts:
 @functools.cache
 def load_sizing() -> SizingFacts:
     text = resources.files("gke_accel.catalog").joinpath("sizing.yaml").read_text(encoding="utf-8")
-    raw: dict[str, Any] = yaml.safe_load(text)
+    raw: dict[str, Any] = safe_load(text)
     return SizingFacts(
         bytes_per_parameter={str(k): float(v) for k, v in raw["bytes_per_parameter"].items()},
         precisions={str(k): tuple(str(p) for p in v) for k, v in raw["precisions"].items()},

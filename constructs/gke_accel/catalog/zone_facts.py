@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import yaml
+from gke_accel.catalog._yaml import safe_load
 
 Cells = dict[str, dict[str, tuple[str, ...]]]  # zone -> accelerator -> source tags
 
@@ -51,7 +51,7 @@ def _cells(raw: dict[str, Any]) -> Cells:
 @functools.cache
 def load_zone_facts() -> ZoneFacts:
     text = resources.files("gke_accel.catalog").joinpath("zones.yaml").read_text(encoding="utf-8")
-    raw = yaml.safe_load(text)
+    raw = safe_load(text)
     standard = frozenset(f"{region}-{letter}" for region, letters in raw["regions"].items() for letter in letters)
     facts = ZoneFacts(
         as_of=str(raw["as_of"]),

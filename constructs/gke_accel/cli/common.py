@@ -22,6 +22,10 @@ class Parser(argparse.ArgumentParser):
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
         super().__init__(*args, **kwargs)
 
+    def format_help(self) -> str:
+        """Help is plain text: docstrings' reST double backticks (``--flag``) are dropped."""
+        return super().format_help().replace("``", "")
+
 
 Subcommands: TypeAlias = "argparse._SubParsersAction[Parser]"
 

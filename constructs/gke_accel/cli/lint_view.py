@@ -45,7 +45,11 @@ def read_inputs(files: list[str]) -> list[tuple[str, str]]:
                 data = read_limited_stream(_binary_stdin(), MAX_MANIFEST_BYTES, "a manifest file")
             else:
                 data = read_config_bytes(Path(name), MAX_MANIFEST_BYTES, "a manifest file")
-            texts.append((shown, decode_config(data)))
+            text = decode_config(data)
+            if name == "-" and not text.strip():  # `workload new ... | lint -` after a failed generation
+                issues.append(ConfigIssue("-", "standard input is empty: the command before the pipe wrote nothing"))
+                continue
+            texts.append((shown, text))
         except ConfigInputError as err:
             issues += [
                 ConfigIssue(shown if i.path == "(file)" else f"{shown} {i.path}", i.message, i.valid)

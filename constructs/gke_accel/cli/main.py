@@ -6,27 +6,18 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from gke_accel import __version__
 from gke_accel.catalog import load_catalog
-from gke_accel.cli import (
-    cost_view,
-    deploy_roles_view,
-    explain_view,
-    lint_view,
-    manifests_view,
-    queues_view,
-    review_view,
-    size_view,
-    verify_view,
-    workload_view,
-)
-from gke_accel.cli.catalog_view import catalog_text
 from gke_accel.cli.common import (
     EXIT_CONFIG,
     EXIT_ERROR,
@@ -38,29 +29,44 @@ from gke_accel.cli.common import (
     shown_path,
 )
 from gke_accel.cli.progress import Progress, exit_now
-from gke_accel.cli.summary import environment_summary
 from gke_accel.cli.tables import fit_text
 from gke_accel.frameworks import FrameworkError
 from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan
 from gke_accel.output_dir import OutputDirError, claimed_output_dir
 
+if TYPE_CHECKING:
+    from gke_accel.policy import PolicyReport
+
 INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 MANIFESTS_DIR = "manifests"  # synth also writes the platform's objects here, for `scan`
+SKIPS_FILE = "policy-skips.txt"  # scan writes the accepted findings here, with their reasons
 
-# Subcommand modules that add themselves to the parser (each has ``register(subparsers)``).
-COMMAND_MODULES = (
-    manifests_view,
-    cost_view,
-    review_view,
-    size_view,
-    lint_view,
-    workload_view,
-    verify_view,
-    explain_view,
-    deploy_roles_view,
-)
-# What ``synth`` prints for each environment after its pool summary.
-SYNTH_SECTIONS = (manifests_view.synth_section, queues_view.synth_section, cost_view.synth_section)
+# Subcommand -> its module in gke_accel.cli (each has ``register(subparsers)``). Only the module of
+# the command being run is imported, so a model-only command stays fast (``validate`` well under a second).
+COMMAND_MODULES = {
+    "manifests": "manifests_view",
+    "cost": "cost_view",
+    "review": "review_view",
+    "size": "size_view",
+    "lint": "lint_view",
+    "workload": "workload_view",
+    "verify": "verify_view",
+    "explain": "explain_view",
+    "deploy-roles": "deploy_roles_view",
+    "schema": "schema_view",
+    "init": "init_view",
+    "preflight": "preflight_view",
+}
+MAIN_COMMANDS = ("validate", "synth", "scan", "catalog")  # defined here
+
+
+def _view(name: str) -> ModuleType:
+    return importlib.import_module(f"gke_accel.cli.{name}")
+
+
+def synth_sections() -> tuple[Callable[[EnvironmentPlan], str], ...]:
+    """What ``synth`` prints for each environment after its pool summary."""
+    return tuple(_view(m).synth_section for m in ("manifests_view", "queues_view", "cost_view"))
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -78,7 +84,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def environment_report(plan: EnvironmentPlan) -> str:
     """What ``synth`` prints for one environment: pools, then each section (model only)."""
-    parts = [environment_summary(plan), *(section(plan) for section in SYNTH_SECTIONS)]
+    from gke_accel.cli.summary import environment_summary
+
+    parts = [environment_summary(plan), *(section(plan) for section in synth_sections())]
     return fit_text("\n".join(p for p in parts if p))
 
 
@@ -100,7 +108,7 @@ def _synth(args: argparse.Namespace, progress: Progress, plans: list[Environment
         from gke_accel.stacks.app import synth_environments  # loads jsii and the provider bindings
 
     out = synth_environments(plans, args.outdir, on_stack=lambda name: progress.step(f"building stack {name}"))
-    manifests_view.write_manifests(plans, out / MANIFESTS_DIR, option="--outdir")
+    _view("manifests_view").write_manifests(plans, out / MANIFESTS_DIR, option="--outdir")
     for plan in plans:
         print(f"{plan.name} -> {shown_path(out / 'stacks' / plan.name / 'cdk.tf.json')}")
     print(f"synthesized {len(plans)} stack(s) in {time.perf_counter() - started:.1f}s")
@@ -110,23 +118,34 @@ def _synth(args: argparse.Namespace, progress: Progress, plans: list[Environment
 def cmd_scan(args: argparse.Namespace) -> int:
     from gke_accel.policy import CheckovMissing, scan_manifests, scan_stacks
 
-    stacks = Path(args.outdir) / "stacks"
+    out = Path(args.outdir)
+    stacks = out / "stacks"
     if not any(stacks.glob("*/cdk.tf.json")):
         print(f"nothing to scan: no stacks in {stacks}; run 'gke-accel synth' first", file=sys.stderr)
         return EXIT_ERROR
     try:
-        report = scan_stacks(stacks)
-        print(fit_text(report.render()))
-        failed = bool(report.failed)
-        manifests = Path(args.outdir) / MANIFESTS_DIR
-        if any(manifests.glob("*/*.yaml")):
-            k8s = scan_manifests(manifests)
-            print(fit_text(k8s.render("policy scan of the Kubernetes manifests (checkov kubernetes)")))
-            failed = failed or bool(k8s.failed)
+        reports = [("terraform", scan_stacks(stacks))]
+        if any((out / MANIFESTS_DIR).glob("*/*.yaml")):
+            reports.append(("kubernetes manifests", scan_manifests(out / MANIFESTS_DIR)))
     except CheckovMissing as err:
         print(f"scan: {err}", file=sys.stderr)
         return EXIT_ERROR
-    return EXIT_ERROR if failed else EXIT_OK
+    return _print_scan(reports, out / SKIPS_FILE, verbose=args.verbose)
+
+
+def _print_scan(reports: list[tuple[str, PolicyReport]], skips_file: Path, *, verbose: bool) -> int:
+    """Failed checks first, the skips (accepted, each with its reason) in a file or with --verbose,
+    and the verdict last."""
+    skipped = [line for _, r in reports for line in r.skipped_lines()]
+    skips_file.write_text("".join(f"{line.strip()}\n" for line in skipped))
+    for _, report in reports:
+        for line in report.failed_lines() + (report.skipped_lines() if verbose else []):
+            print(fit_text(line))
+    where = "above" if verbose else f"in {skips_file} (--verbose prints them)"
+    print(fit_text(f"{len(skipped)} accepted finding(s) skipped, each with its recorded reason {where}"))
+    counts = "; ".join(f"{name} {r.passed} passed, {len(r.failed)} failed" for name, r in reports)
+    print(fit_text(f"policy scan (checkov): {counts}"))
+    return EXIT_ERROR if any(r.failed for _, r in reports) else EXIT_OK
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:
@@ -137,11 +156,14 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         )
     if args.gpu and catalog.gpu_model(args.gpu) is None:
         raise ConfigError([ConfigIssue("--gpu", f"{args.gpu!r} is not a GPU model", ", ".join(catalog.gpu_names()))])
+    from gke_accel.cli.catalog_view import catalog_text
+
     print(fit_text(catalog_text(catalog, args.tpu, args.gpu)))
     return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; with ``argv`` naming a known command, only that command's module is imported."""
     parser = Parser(prog="gke-accel", description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--version", action="version", version=f"gke-accel {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -176,14 +198,17 @@ def build_parser() -> argparse.ArgumentParser:
         "gke-accel scan --outdir /tmp/out",
     )
     p.add_argument("--outdir", default="cdktf.out", help="synth output folder (default: cdktf.out)")
+    p.add_argument("--verbose", action="store_true", help="also print each skipped check and its reason")
     p.set_defaults(func=cmd_scan)
 
     p = add_command(sub, "catalog", "print the accelerator catalog", "gke-accel catalog --tpu v5e")
     p.add_argument("--tpu", help="only this TPU generation (e.g. v5e)")
     p.add_argument("--gpu", help="only this GPU model (e.g. h100)")
     p.set_defaults(func=cmd_catalog)
-    for module in COMMAND_MODULES:
-        module.register(sub)
+    first = next((a for a in argv or [] if not a.startswith("-")), None)
+    wanted = [first] if first in COMMAND_MODULES else [] if first in MAIN_COMMANDS else list(COMMAND_MODULES)
+    for command in wanted:
+        _view(COMMAND_MODULES[command]).register(sub)
     return parser
 
 
@@ -213,7 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     # jsii prints a large banner on every run under Node 20 (end-of-life); keep command output readable.
     os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
     os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     try:
         code: int = args.func(args)
         return code

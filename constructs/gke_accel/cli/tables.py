@@ -1,8 +1,8 @@
 """Plain-text tables and prose for the terminal, fitted to 100 columns.
 
 A table wider than ``MAX_WIDTH`` wraps the text of its roomiest columns (headers included) onto
-more lines, at spaces first and inside words only as a last resort; long prose lines wrap with their
-indentation kept.
+more lines, at spaces only: a word (a machine type, a zone) is never broken, so it stays copyable;
+a table whose words cannot fit stays wider. Long prose lines wrap with their indentation kept.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 MAX_WIDTH = 100
 _GAP = 2
-_HARD_FLOOR = 4
 
 
 def _longest_word(text: str) -> int:
@@ -27,19 +26,18 @@ def _fit_widths(headers: Sequence[str], cells: list[list[str]], max_width: int) 
         floors = [max(f, _longest_word(c)) for f, c in zip(floors, row, strict=True)]
     floors[0] = widths[0]  # the first column names the row: never wrapped
     excess = sum(widths) + _GAP * (len(widths) - 1) - max_width
-    for floor in (floors, [floors[0]] + [min(f, _HARD_FLOOR) for f in floors[1:]]):  # words first, then inside words
-        while excess > 0:
-            slack = [w - f for w, f in zip(widths, floor, strict=True)]
-            i = max(range(len(widths)), key=lambda k: slack[k])
-            if slack[i] <= 0:
-                break
-            widths[i] -= 1  # always the roomiest column: columns shrink evenly
-            excess -= 1
+    while excess > 0:
+        slack = [w - f for w, f in zip(widths, floors, strict=True)]
+        i = max(range(len(widths)), key=lambda k: slack[k])
+        if slack[i] <= 0:
+            break  # every column is down to its longest word
+        widths[i] -= 1  # always the roomiest column: columns shrink evenly
+        excess -= 1
     return widths
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    return textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False) or [""]
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False) or [""]
 
 
 def _lines(values: Sequence[str], widths: list[int]) -> list[str]:

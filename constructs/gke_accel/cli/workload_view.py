@@ -64,26 +64,42 @@ def register(sub: Any) -> None:
         "workload templates for a team",
         "gke-accel workload new --env dev --team nlp --accelerator v5e --image IMG",
     )
-    verbs = p.add_subparsers(dest="verb", required=True)
-    n = verbs.add_parser("new", help="generate a Job, JobSet or Deployment that lint and the API server accept")
-    n.add_argument("--env", action="append", required=True, help="environment name")
+    verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
+    n = add_command(
+        verbs,
+        "new",
+        "generate a Job, JobSet or Deployment that lint and the API server accept",
+        "gke-accel workload new --env dev --team nlp --accelerator v5e --image IMAGE > job.yaml",
+        "gke-accel workload new --env dev --team nlp --accelerator l4 --image IMAGE | gke-accel lint --env dev -",
+        "gke-accel workload new --env prod --team serving --accelerator t4 --kind deployment --image IMAGE --port 8000",
+        details=(
+            "The pool is chosen by accelerator (and --chips/--gpus); its node selectors and tolerations,\n"
+            "the team's namespace, service account, priority class and queue label, the checkpoint bucket\n"
+            "under the team's prefix and retries that survive a Spot reclaim come from the environment.\n"
+            "Defaults fit the team: a priority class it may use, cpu and memory within its quota. A request\n"
+            "the team's quota cannot hold is refused (exit 2) instead of written."
+        ),
+    )
+    n.add_argument("--env", action="append", required=True, help="the environment (config/ENV.yaml)")
     n.add_argument("--config-dir", default="config", help="folder with <env>.yaml files (default: config)")
-    n.add_argument("--team", required=True)
-    n.add_argument("--kind", choices=KINDS, help="default: jobset for a multi-host TPU slice, else job")
+    n.add_argument("--team", required=True, help="a team of the environment (teams[].name)")
+    n.add_argument("--kind", choices=KINDS, help="job, jobset or deployment (default: jobset for a multi-host TPU slice, else job)")
     n.add_argument("--accelerator", required=True, help="TPU generation or GPU model: v5e, v5p, l4, h100, ...")
     n.add_argument("--chips", type=int, help="TPU chips of the slice (default: the first slice shape)")
     n.add_argument("--gpus", type=int, help="GPUs per pod (default 1)")
     n.add_argument("--slices", type=int, default=1, help="jobset: TPU slices, one node pool each (multislice)")
     n.add_argument("--nodes", type=int, default=1, help="jobset: GPU nodes, one pod each, in one compact pool")
-    n.add_argument("--image", required=True)
+    n.add_argument("--image", required=True, help="container image (REGISTRY/REPO/IMAGE:TAG)")
     n.add_argument("--command", help="the container command, shell-quoted")
-    n.add_argument("--name", default="train")
-    n.add_argument("--priority", help="priority class (default training; inference for a deployment)")
+    n.add_argument("--name", default="train", help="name of the workload object (default: train)")
+    n.add_argument(
+        "--priority", help="priority class (default: training, or inference for a deployment, if the team may use it)"
+    )
     n.add_argument("--replicas", type=int, default=1, help="deployment replicas")
     n.add_argument("--completions", type=int, default=1, help="job: runs to complete (a sweep, Indexed)")
     n.add_argument("--parallelism", type=int, default=1, help="job: runs at once")
-    n.add_argument("--cpu", help="cpu per pod (default: half the node's share)")
-    n.add_argument("--memory", help="memory per pod, e.g. 32Gi (default: half the node's share)")
+    n.add_argument("--cpu", help="cpu per pod (default: half the node's share, within the team's quota)")
+    n.add_argument("--memory", help="memory per pod, e.g. 32Gi (default: half the node's share, within the quota)")
     n.add_argument("--port", type=int, help="deployment: serving port (adds readiness/liveness probes)")
     n.add_argument("--no-checkpoints", action="store_true", help="do not mount the checkpoint bucket")
     n.add_argument("--out", help="write to this file instead of stdout")

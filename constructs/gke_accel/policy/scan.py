@@ -31,11 +31,19 @@ class PolicyReport:
     failed: list[Finding] = field(default_factory=list)
     skipped: list[Finding] = field(default_factory=list)
 
+    def summary(self, title: str = "policy scan (checkov)") -> str:
+        """One line: the counts (skipped = accepted findings, each recorded with its reason)."""
+        return f"{title}: {self.passed} passed, {len(self.failed)} failed, {len(self.skipped)} skipped with a reason"
+
+    def failed_lines(self) -> list[str]:
+        return [f"  FAILED  {f.stack}: {f.check_id} {f.resource}: {f.title}" for f in self.failed]
+
+    def skipped_lines(self) -> list[str]:
+        return [f"  skipped {f.stack}: {f.check_id} {f.resource}: {f.reason}" for f in self.skipped]
+
     def render(self, title: str = "policy scan (checkov)") -> str:
-        lines = [f"{title}: {self.passed} passed, {len(self.failed)} failed, {len(self.skipped)} skipped with a reason"]
-        lines += [f"  FAILED  {f.stack}: {f.check_id} {f.resource}: {f.title}" for f in self.failed]
-        lines += [f"  skipped {f.stack}: {f.check_id} {f.resource}: {f.reason}" for f in self.skipped]
-        return "\n".join(lines)
+        """Everything: the counts, each failed check, each skip with its reason."""
+        return "\n".join([self.summary(title), *self.failed_lines(), *self.skipped_lines()])
 
 
 def _resource_types(stacks_dir: Path) -> dict[tuple[str, str], str]:

@@ -18,6 +18,7 @@ import typing
 from typing import Any, Literal, TypeVar, Union, cast
 
 from gke_accel.model.core.errors import ConfigIssue, bad_value
+from gke_accel.model.core.misplaced import misplaced_hint
 from gke_accel.model.core.show import show
 
 T = TypeVar("T")
@@ -173,7 +174,11 @@ def _build(cls: type[T], value: Any, path: str, issues: list[ConfigIssue]) -> T:
         # An unknown key is reported, but the known fields are still checked and the object built:
         # one typo must not hide the file's other mistakes (the caller sees the issue and fails).
         if not isinstance(key, str) or key not in fields:
-            hint = suggest_field(key[:100], value[key], field_hints, value) if isinstance(key, str) else ""
+            hint = (
+                (misplaced_hint(key, list(fields)) or suggest_field(key[:100], value[key], field_hints, value))
+                if isinstance(key, str)
+                else ""
+            )
             issues.append(
                 ConfigIssue(
                     _join(path, key[:60] if isinstance(key, str) and key else show(key)),

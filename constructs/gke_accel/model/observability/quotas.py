@@ -150,7 +150,8 @@ def derivation_text(plan: EnvironmentPlan, quotas: QuotaPlan | None = None) -> s
         if need.quota is None:
             tail = "no quota ID in catalog/quotas.yaml: not emitted"
         elif not need.quota.documented:
-            tail = f"not emitted: candidate {need.quota.quota_id} is not documented by Google ({need.quota.source})"
+            seen = "seen only in third-party code" if need.quota.source == "3p" else f"source {need.quota.source}"
+            tail = f"not emitted: candidate {need.quota.quota_id} is not in Google's documentation ({seen})"
         elif need.total == 0:
             tail = "nothing to request (0)"
         else:

@@ -51,8 +51,8 @@ class TpuPoolSpec:
     topology: str
     machine_type: str | None = None
     zone: str | None = None
-    min_slices: int = 0
-    max_slices: int = 1
+    min_slices: int = 0  # slices that keep their nodes
+    max_slices: int = 1  # slices the pool may scale up to
     consumption: ConsumptionSpec = field(default_factory=ConsumptionSpec)
     disk_size_gb: int = 100
     labels: dict[str, str] = field(default_factory=dict)  # Kubernetes node labels
@@ -86,9 +86,9 @@ class GpuPoolSpec:
     partition_size: str | None = None
     sharing: GpuSharingSpec | None = None
     placement: Placement = "none"
-    min_nodes: int | None = None
-    max_nodes: int | None = None
-    node_count: int | None = None
+    min_nodes: int | None = None  # autoscaling lower bound, total across zones; unset: 0
+    max_nodes: int | None = None  # autoscaling upper bound, total across zones; unset: min_nodes, at least 1
+    node_count: int | None = None  # a static pool of this many nodes (instead of min_nodes/max_nodes)
     consumption: ConsumptionSpec = field(default_factory=ConsumptionSpec)
     disk_size_gb: int = 200
     labels: dict[str, str] = field(default_factory=dict)  # Kubernetes node labels

@@ -21,6 +21,7 @@ from gke_accel.workloads._model import (
     pod_share,
 )
 from gke_accel.workloads.generate import jobset as js
+from gke_accel.workloads.generate.defaults import check_share, default_priority
 from gke_accel.workloads.generate.pod import pod_template
 from gke_accel.workloads.lint.queues import QUEUE_LABEL, team_queue
 from gke_accel.workloads.lint.team import teams_by_namespace
@@ -168,7 +169,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     if req.kind is None:
         req = replace(req, kind=default_kind(pool))
     pcs = plan.spec.platform.priority_classes
-    priority = req.priority or (pcs.inference.name if req.kind == "deployment" else pcs.training.name)
+    priority = req.priority or default_priority(plan, team, req.kind)
     allowed = list(team.priority_classes) or [pcs.inference.name, pcs.training.name, pcs.batch.name]
     if priority not in allowed:
         raise _fail("--priority", f"{priority!r}: team {team.name} may not use it", allowed)
@@ -180,6 +181,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     _check_shape(plan, req, pool)
     chips = pool.plan.chips_per_node if pool.plan.kind == "tpu" else (req.chips or 1)
     pods = vms * (req.replicas if req.kind == "deployment" else req.parallelism)
+    check_share(team, pool, chips * pods, "--chips" if pool.plan.kind == "tpu" else "--gpus")
     cpu, memory = _size(pool, chips, req, team, pods, plan.spec.platform.checkpoints.enabled and req.checkpoints)
     queue = team_queue(plan, team)
     workload_labels = {**req.labels, **({QUEUE_LABEL: queue} if queue else {})}

@@ -80,13 +80,14 @@ def place(
     if not tolerated:
         best = min(selected, key=lambda c: len(c.taints))
         missing = ", ".join(f"{t.key}={t.value}:{t.effect}" for t in best.taints)
-        return [], [
-            Finding(
-                "tolerations",
-                "error",
-                f"{path}.tolerations",
-                f"the selected pools are tainted and the pod does not tolerate {missing} (pool {best.pool.name})",
-                "add " + "; ".join(toleration_yaml(t) for t in best.taints),
-            )
-        ]
+        tolerations = Finding(
+            "tolerations",
+            "error",
+            f"{path}.tolerations",
+            f"the selected pools are tainted and the pod does not tolerate {missing} (pool {best.pool.name})",
+            "add " + "; ".join(toleration_yaml(t) for t in best.taints),
+        )
+        # Independent of the taints: a pod too big for every selected pool stays unschedulable once tolerated.
+        too_big = [_resources(path, accel, requests, selected)] if all(c.resources for c in selected) else []
+        return [], [tolerations, *too_big]
     return [], [_resources(path, accel, requests, tolerated)]
