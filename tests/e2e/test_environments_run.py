@@ -7,10 +7,8 @@ objects as ``gke-accel manifests`` writes them):
   names it: ``generation`` of a TPU pool, ``gpu`` of a GPU pool);
 - a CPU-only pod of each team never lands on an accelerator node.
 
-Known failures of today's product (real-engines.md) are ``xfail(strict=True)``: F1 (LimitRange
-zero accelerator defaults: Kueue assigns both accelerator flavors, the pods never schedule), F2 (the same
-defaults make ExtendedResourceToleration tolerate every accelerator taint: CPU pods land on accelerator
-nodes), F4 (no JobSet where a multi-host pool needs it). The fix removes the mark.
+On main at 90b3e6c 8 of these failed (real-engines.md F1, F2, F4: LimitRange accelerator defaults and
+no JobSet outside Kueue environments); issue #19 fixed them.
 """
 
 from __future__ import annotations
@@ -35,21 +33,6 @@ ENVS = ("dev", "staging", "prod")
 IMAGE = "registry.k8s.io/pause:3.10"
 STUCK_SECONDS = 10  # every pod refused by the scheduler this long (or the workload never got pods): it never runs
 WAIT = 60
-F1 = "F1: LimitRange accelerator defaults make Kueue inject both flavors' selectors; fixed by #19 shipped branch"
-F2 = "F2: LimitRange accelerator defaults make every team pod tolerate accelerator taints; fixed by #19 shipped branch"
-F4 = "F4: JobSet not installed where a multi-host pool needs it; fixed by #19 shipped branch"
-# (env, team, accelerator or "cpu") -> reason; observed on main at 90b3e6c with this harness (the engines'
-# messages: F1 pods Pending with both flavors' selectors "12 node(s) didn't match Pod's node affinity/selector"
-# while Kueue reports them Admitted; F4 "no matches for kind JobSet"; F2 CPU pod bound to h100-train-1).
-KNOWN: dict[tuple[str, str, str], str] = {
-    **{
-        ("staging", t, a): F1
-        for t, a in [("nlp", "v5e"), ("nlp", "l4"), ("research", "v5e"), ("serving", "v5e"), ("serving", "l4")]
-    },
-    ("prod", "llm-training", "v5p"): F4,
-    ("prod", "llm-training", "cpu"): F2,
-    ("prod", "serving", "cpu"): F2,
-}
 
 
 def pool_accelerators(env: str) -> dict[str, str]:
@@ -61,9 +44,7 @@ def pool_accelerators(env: str) -> dict[str, str]:
 
 
 def _param(env: str, team: str, what: str) -> Any:
-    reason = KNOWN.get((env, team, what))
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(env, team, what, marks=marks, id=f"{env}-{team}-{what}")
+    return pytest.param(env, team, what, id=f"{env}-{team}-{what}")
 
 
 def cases() -> list[Any]:
