@@ -267,7 +267,9 @@ def test_verify_passes_on_the_plan_and_catches_drift(environments: Any) -> None:
     assert {"area": "ResourceQuota", "subject": "nlp/compute", "status": "FAIL", "detail": "missing"} in failed, failed
     [node_row] = [row for row in failed if row["subject"] == f"{pool.name}/{node['metadata']['name']}"]
     assert "allocatable google.com/tpu=(none), expected 4" in node_row["detail"], failed
-    assert len(failed) == 2, failed  # the two drifts, nothing else
+    # the two drifts (and the drifted node's pool), nothing else
+    subjects = {(row["area"], row["subject"]) for row in failed}
+    assert subjects == {("ResourceQuota", "nlp/compute"), ("node", node_row["subject"]), ("pool", pool.name)}, failed
 
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))

@@ -68,8 +68,9 @@ def test_a_failed_tier_and_a_missing_report_fail_the_run(tmp_path: Path, capsys:
     reports(tmp_path)
     summary = {"line": "terraform: 2/3 stacks valid", "stacks": 3, "valid": 2}
     (tmp_path / "terraform.json").write_text(json.dumps(summary))
-    (tmp_path / "times.tsv").write_text("unit\t71\t0\npy313\t9\t0\nterraform\t95\t2\n")
+    (tmp_path / "times.tsv").write_text("unit\t71\t0\npy313\t9\t0\nlint\t30\t1\nterraform\t95\t2\n")
     assert load_tool().main([str(tmp_path)]) == 1
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert "lint: FAILED (30 s)" in out and "CI FAILED: lint: exit 1" in err
     assert "CI FAILED: py313: wrote no report" in err
     assert "CI FAILED: terraform: exit 2" in err and "CI FAILED: terraform: 2/3 stacks valid" in err

@@ -17,6 +17,7 @@ STEPS = {  # stand-in path -> step name in the script's output
     "tools/terraform/install_terraform_shim.sh": "terraform-command",
     "tools/terraform/build_providers.sh": "kubernetes-provider",
     "tools/kueue/build.sh": "kueue",
+    "tools/helm/build.sh": "helm",
 }
 
 

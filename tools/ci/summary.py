@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 NO_SKIPS = ("e2e",)  # tiers where a skip is a failure: they run only what CI must prove
+NO_REPORT = ("lint",)  # tiers judged by their exit code alone
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,8 @@ def tier_line(tier: str, reports: Path, seconds: int, rc: int) -> tuple[str, lis
         if summary["stacks"] == 0 or summary["valid"] < summary["stacks"]:
             problems.append(f"{tier}: {summary['valid']}/{summary['stacks']} stacks valid")
         return f"{summary['line']} {took}", problems
-    if rc == 0 and tier in ("lint",):
-        return f"{tier}: ok {took}", problems
+    if tier in NO_REPORT:
+        return f"{tier}: {'ok' if rc == 0 else 'FAILED'} {took}", problems
     return f"{tier}: no report {took}", [*problems, f"{tier}: wrote no report"]
 
 
