@@ -3,7 +3,7 @@ a job can be held in: running, over quota, waiting behind others, preempted by i
 unschedulable. Three teams share 32 v5e chips and Spot L4s (test_queues.shared_environment).
 
 With GKE_ACCEL_RECORD_EXPLAIN=<dir> the objects explain read are written there (the fixtures of
-tests/workloads/test_explain.py are recorded this way)."""
+tests/workloads/test_explain_interpret.py are recorded this way)."""
 
 from __future__ import annotations
 

@@ -124,10 +124,13 @@ def priority_fence(plan: EnvironmentPlan) -> list[Manifest]:
     if not uses_kueue(plan.spec) or not plan.spec.teams:
         return []
     table = allowed_classes(plan)
+    # `scope: "*"` is the server's default, written out: resourceRules is a list kubectl replaces
+    # whole, so a defaulted field in it would show as a change on every apply (docs/platform.md).
     rules = [
-        {"apiGroups": [group], "apiVersions": ["*"], "operations": ["CREATE", "UPDATE"], "resources": list(res)}
+        {"apiGroups": [group], "apiVersions": ["*"], "operations": ["CREATE", "UPDATE"], "resources": list(res),
+         "scope": "*"}
         for group, res in MATCHED
-    ]
+    ]  # fmt: skip
     policy = {
         "apiVersion": API,
         "kind": "ValidatingAdmissionPolicy",

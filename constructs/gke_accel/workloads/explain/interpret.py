@@ -182,7 +182,7 @@ def _preempted(obs: Observed, w: Obj, evicted: Obj) -> Explanation:
     if by is not None:
         value, cls = _priority(by)
         who = f"{_meta(by).get('namespace')}/{_meta(by).get('name')}"
-        owner = next(iter(_meta(by).get("ownerReferences") or []), {})
+        owner: Obj = next(iter(_meta(by).get("ownerReferences") or []), {})
         job = f"{owner.get('kind', 'workload')} {_meta(by).get('namespace')}/{owner.get('name', who)}"
         details.insert(0, f"preempted by {job} (priority class {cls}, {value} > {_priority(w)[0]}); reason {why}")
     pending = (_conditions(w).get("QuotaReserved") or {}).get("message")
