@@ -1,6 +1,6 @@
 """``gke-accel explain`` against the real Kueue controller, kube-scheduler and kwok, in the five states
 a job can be held in: running, over quota, waiting behind others, preempted by inference, admitted but
-unschedulable. Three teams share 32 v5e chips and Spot L4s (test_queues.shared_environment).
+unschedulable. Three teams share 32 v5e chips (two 4x4 slices) and Spot L4s (``explain_environment``).
 
 With GKE_ACCEL_RECORD_EXPLAIN=<dir> the objects explain read are written there (the fixtures of
 tests/workloads/test_explain_interpret.py are recorded this way)."""
@@ -21,20 +21,49 @@ from typing import Any
 import pytest
 from kueue_controller import KueueController, install_crds
 from localcluster import DEFAULT_CONTROLLERS, LocalCluster
-from test_queues import admitted, fake_nodes, shared_environment, workload_of
-from test_queues import job as queue_job
+from test_queues import admitted, fake_nodes, workload_of
 
 from gke_accel.cli.main import main
-from gke_accel.model import load_environment_text
+from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.platform.fences import priority_fence
 from gke_accel.model.platform.manifests import platform_manifests
+from gke_accel.model.queues import QUEUE_LABEL
 from gke_accel.model.queues.install import kueue_configuration
 from gke_accel.model.queues.manifests import queue_manifests
+from gke_accel.model.queues.names import PRIORITY_LABEL
+from gke_accel.model.queues.of_environment import queue_plan_of
+from gke_accel.model.queues.plan import QueuePlan
 from gke_accel.workloads.explain.read import read_job
 from gke_accel.workloads.verify.live import connect
 from helpers import base_config, to_yaml
 
 RECORD = os.environ.get("GKE_ACCEL_RECORD_EXPLAIN")
+
+
+def queue_job(team: str, name: str, hosts: int, priority: str = "training") -> dict[str, Any]:
+    """A TPU Job of ``hosts`` 4-chip pods with the queue and priority labels, created suspended: this
+    module runs Kueue without its webhooks (``webhooks=False``), so the states it explains are set up
+    by Kueue's reconciler alone, and the serving Deployment of ``test_1_running`` is not gated."""
+    container = {
+        "name": "train",
+        "image": "registry.k8s.io/pause:3.10",
+        "securityContext": {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}},
+        "resources": {
+            "requests": {"google.com/tpu": "4", "cpu": "100m", "memory": "64Mi"},
+            "limits": {"google.com/tpu": "4"},
+        },
+    }
+    pod = {
+        "restartPolicy": "Never",
+        "securityContext": {"runAsNonRoot": True, "runAsUser": 65534, "seccompProfile": {"type": "RuntimeDefault"}},
+        "containers": [container],
+    }
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": team, "labels": {QUEUE_LABEL: "team", PRIORITY_LABEL: priority}},
+        "spec": {"suspend": True, "parallelism": hosts, "completions": hosts, "template": {"spec": pod}},
+    }
 
 
 def job(
@@ -67,7 +96,7 @@ def env(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> Iterat
             install_crds(c)
         except (subprocess.CalledProcessError, FileNotFoundError) as exc:
             pytest.skip(f"Kueue/JobSet modules not available from the Go module cache or proxy: {exc}")
-        plan, queues = shared_environment()
+        plan, queues = explain_environment()
         platform = platform_manifests(plan)
         c.apply([m for m in platform if m["kind"] in ("Namespace", "PriorityClass")])
         # not the LimitRange: its explicit `nvidia.com/gpu: "0"` default makes Kueue assign a GPU flavor to
@@ -77,10 +106,11 @@ def env(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> Iterat
         c.apply(queue_manifests(queues, plan.spec.platform.priority_classes))
         c.create_nodes(fake_nodes(plan))
         c.kubectl("taint", "nodes", "--all", "node.kubernetes.io/not-ready:NoSchedule-", check=False)
-        controller = KueueController.start(c, kueue_configuration(queues), tmp_path_factory.mktemp("kueue-explain"))
+        controller = KueueController.start(
+            c, kueue_configuration(queues), tmp_path_factory.mktemp("kueue-explain"), webhooks=False
+        )
         config = tmp_path_factory.mktemp("cfg")
         data = _shared_data()
-        assert load_environment_text(to_yaml(data)).spec == plan.spec  # the same environment
         (config / f"{data['environment']}.yaml").write_text(to_yaml(data))
         yield c, config
     finally:
@@ -90,7 +120,9 @@ def env(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> Iterat
 
 
 def _shared_data() -> dict[str, Any]:
-    """The config of test_queues.shared_environment() (built there in memory), for the CLI."""
+    """The environment the scenarios (and the recorded fixtures of test_explain_interpret.py) run in:
+    test_queues' teams and queues on two 4x4 v5e slices (node pools v5e-s0, v5e-s1; test_queues itself
+    now uses eight single-host 2x2 slices), written out for the CLI."""
     data = base_config()
     data["tpu_pools"] = [
         {"name": "v5e", "generation": "v5e", "topology": "4x4", "zone": "us-central1-a", "max_slices": 2}
@@ -103,6 +135,13 @@ def _shared_data() -> dict[str, Any]:
     ]
     data["queues"] = {"teams": {"q-serving": {"preempt_when_borrowing": True}}}
     return data
+
+
+def explain_environment() -> tuple[EnvironmentPlan, QueuePlan]:
+    env = load_environment_text(to_yaml(_shared_data()))
+    plan = queue_plan_of(env)
+    assert plan is not None
+    return env, plan
 
 
 def explain(env: tuple[LocalCluster, Path], team: str, name: str, state: str) -> dict[str, Any]:

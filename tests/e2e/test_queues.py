@@ -169,7 +169,9 @@ def kueue(
     try:
         jobset = JobSetController.start(cluster, state / "jobset", ca)
     except subprocess.CalledProcessError as exc:
-        require_or_skip("the JobSet controller could not be built (tools/kueue/build.sh jobset)", output=build_output(exc))
+        require_or_skip(
+            "the JobSet controller could not be built (tools/kueue/build.sh jobset)", output=build_output(exc)
+        )
     try:
         controller = KueueController.start(cluster, kueue_configuration(plan), state / "kueue", ca)
     except subprocess.CalledProcessError as exc:

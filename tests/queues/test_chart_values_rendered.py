@@ -40,7 +40,10 @@ def test_some_environment_installs_kueue_and_jobset(shipped: dict[str, Any]) -> 
 def test_the_controllers_run_on_the_system_pool_and_nowhere_else(
     release: str, shipped: dict[str, Any], shipped_stacks: Path
 ) -> None:
-    for env in stacks_with_helm(shipped):
+    # not every stack installs both: JobSet comes with multi-host TPU slices even without queues (prod)
+    installing = [env for env in stacks_with_helm(shipped) if release in releases(shipped[env])]
+    assert "staging" in installing, installing
+    for env in installing:
         specs = pod_specs(render_release(shipped[env], shipped_stacks / env, release))
         assert list(specs) == [CONTROLLERS[release]], f"{env}: {release} renders Deployments {list(specs)}"
         spec = specs[CONTROLLERS[release]]

@@ -1,5 +1,6 @@
 """``explain``'s interpretation on objects recorded from the e2e tier (real Kueue 0.17 controller,
-kube-scheduler, kwok: tests/e2e/test_explain_on_server.py with GKE_ACCEL_RECORD_EXPLAIN), one file per state.
+kube-scheduler, kwok: tests/e2e/test_explain_on_server.py with GKE_ACCEL_RECORD_EXPLAIN), one file per state,
+in that module's ``explain_environment`` (two 4x4 v5e slices: node pools v5e-s0, v5e-s1).
 What each scenario did is known from the scenario, not from the code under test: research, nlp and
 serving fill the 32-chip cohort (16 + 8 + 8); nlp's 4-chip n-over then finds nothing free; n-behind
 comes a second later; serving's inference job preempts its training job s-train; nlp's n-big asks
@@ -21,7 +22,7 @@ from gke_accel.workloads.nodes import pool_nodes
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "explain"
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-from test_queues import shared_environment  # noqa: E402
+from test_explain_on_server import explain_environment  # noqa: E402
 
 
 def recorded(state: str) -> Observed:
@@ -30,7 +31,7 @@ def recorded(state: str) -> Observed:
 
 @pytest.fixture(scope="module")
 def pools() -> Any:
-    return pool_nodes(shared_environment()[0])
+    return pool_nodes(explain_environment()[0])
 
 
 def test_running_says_where_since_when_and_restarts(pools: Any) -> None:

@@ -192,9 +192,11 @@ def test_a_flavor_with_no_nominal_quota_in_the_cohort_is_never_admitted() -> Non
 @pytest.mark.parametrize(("label", "ok"), [("training", True), ("batch", True), ("inference", False)])
 def test_kueue_priority_label_the_team_may_not_use_is_an_error(label: str, ok: bool) -> None:
     """research may use training and batch. Kueue takes the workload's priority from the label and admits
-    it; the priority-class fence checks only pods' priorityClassName (s08: 8 chips reserved at 100000)."""
+    it (s08: 8 chips reserved at 100000). The pods name the same class, as the priority fence requires
+    (a label differing from priorityClassName is `priority-label`'s error, test_priority_label_rule.py)."""
     j = l4_job("research", 1)
     j["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] = label
+    j["spec"]["template"]["spec"]["priorityClassName"] = label
     report = lint(env("staging"), j)
     assert report.ok is ok, report.render()
     if not ok:

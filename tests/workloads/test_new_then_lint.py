@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from gke_accel.cli.main import main
+from gke_accel.workloads.quantity import parse_quantity
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,7 +85,9 @@ def test_an_8_gpu_job_fits_a_64_cpu_team(tmp_path: Path, capsys: pytest.CaptureF
     )
     out = capsys.readouterr().out
     requests = yaml.safe_load(out)["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]
-    assert int(requests["cpu"]) <= 64 and int(requests["memory"].removesuffix("Gi")) <= 512
+    # Any Kubernetes quantity: the share of the VM, capped by the quota, is in millicores and Mi.
+    cpu, memory = parse_quantity(requests["cpu"]), parse_quantity(requests["memory"])
+    assert cpu is not None and cpu <= 64 and memory is not None and memory <= 512 * 2**30, requests
     (tmp_path / "job.yaml").write_text(out)
     assert main(["lint", *cfg, str(tmp_path / "job.yaml")]) == 0, capsys.readouterr().out
 

@@ -31,14 +31,15 @@ def _row(plan: EnvironmentPlan, state: Any, subject: str, area: str | None = Non
     return row
 
 
-# (kind, namespace, name, path of the change, new value, text of the FAIL row)
+# (kind, namespace, name, path of the change, new value, text of the FAIL row); ``{expected}`` in the
+# text is the value the plan declares at that path (the ResourceQuota's cpu depends on the sidecar room)
 DRIFTS = [
     ("Namespace", "", "research", "metadata/labels/pod-security.kubernetes.io~enforce", "privileged",
      "metadata.labels.pod-security.kubernetes.io/enforce=privileged, expected restricted"),
     ("ResourceQuota", "research", "compute", "spec/hard/requests.cpu", "640",
-     "spec.hard.requests.cpu=640, expected 64"),
-    ("LimitRange", "research", "defaults", "spec/limits/0/max/google.com~tpu", "16",
-     "spec.limits[0].max.google.com/tpu=16, expected 4"),
+     "spec.hard.requests.cpu=640, expected {expected}"),
+    ("LimitRange", "research", "defaults", "spec/limits/0/default/memory", "16Gi",
+     "spec.limits[0].default.memory=16Gi, expected 2Gi"),
     ("Role", "research", "team-member", "rules/8/verbs", ["get", "list", "watch", "create", "delete"],
      "rules[8].verbs has 5 item(s), expected 3"),
     ("RoleBinding", "research", "team-member", "subjects/0/name", "everyone@acme.example.com",
@@ -75,10 +76,10 @@ def test_a_drift_in_each_kind_is_a_failure_naming_the_field(
     keys = [k.replace("~", "/") for k in path.split("/")]
     for k in keys[:-1]:
         obj = obj[int(k)] if isinstance(obj, list) else obj[k]
-    if isinstance(obj, list):
-        obj[int(keys[-1])] = value
-    else:
-        obj[keys[-1]] = value
+    last: Any = int(keys[-1]) if isinstance(obj, list) else keys[-1]
+    if "{expected}" in text:
+        text = text.replace("{expected}", str(obj[last]))  # what the plan says, before the drift
+    obj[last] = value
     row = _row(staging, state, f"{ns}/{name}" if ns else name, "namespace" if kind == "Namespace" else kind)
     assert row.status == "FAIL" and text in row.detail, row
 

@@ -83,7 +83,9 @@ def register(sub: Any) -> None:
     n.add_argument("--env", action="append", required=True, help="the environment (config/ENV.yaml)")
     n.add_argument("--config-dir", default="config", help="folder with <env>.yaml files (default: config)")
     n.add_argument("--team", required=True, help="a team of the environment (teams[].name)")
-    n.add_argument("--kind", choices=KINDS, help="job, jobset or deployment (default: jobset for a multi-host TPU slice, else job)")
+    n.add_argument(
+        "--kind", choices=KINDS, help="job, jobset or deployment (default: jobset for a multi-host TPU slice, else job)"
+    )
     n.add_argument("--accelerator", required=True, help="TPU generation or GPU model: v5e, v5p, l4, h100, ...")
     n.add_argument("--chips", type=int, help="TPU chips of the slice (default: the first slice shape)")
     n.add_argument("--gpus", type=int, help="GPUs per pod (default 1)")

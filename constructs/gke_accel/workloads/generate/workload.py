@@ -5,7 +5,6 @@ account, checkpoint bucket, priority class, queue label) comes from the plan."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from decimal import Decimal
 from typing import Any, Literal
 
 from gke_accel.catalog import load_catalog
@@ -169,7 +168,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     if req.kind is None:
         req = replace(req, kind=default_kind(pool))
     pcs = plan.spec.platform.priority_classes
-    priority = req.priority or default_priority(plan, team, req.kind)
+    priority = req.priority or default_priority(plan, team, req.kind or "job")
     allowed = list(team.priority_classes) or [pcs.inference.name, pcs.training.name, pcs.batch.name]
     if priority not in allowed:
         raise _fail("--priority", f"{priority!r}: team {team.name} may not use it", allowed)
@@ -180,7 +179,9 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
         raise _fail("--kind", f"{req.kind!r}: a {pool.plan.tpu_topology} slice has {vms} VMs, one pod each", "jobset")
     _check_shape(plan, req, pool)
     chips = pool.plan.chips_per_node if pool.plan.kind == "tpu" else (req.chips or 1)
-    pods = vms * (req.replicas if req.kind == "deployment" else req.parallelism)
+    # pods running at once: a JobSet is slices x (a pod per VM of the slice, or per GPU node)
+    per_job = vms if vms > 1 else req.nodes
+    pods = {"job": req.parallelism, "jobset": per_job * req.slices, "deployment": req.replicas}[req.kind]
     check_share(team, pool, chips * pods, "--chips" if pool.plan.kind == "tpu" else "--gpus")
     cpu, memory = _size(pool, chips, req, team, pods, plan.spec.platform.checkpoints.enabled and req.checkpoints)
     queue = team_queue(plan, team)
