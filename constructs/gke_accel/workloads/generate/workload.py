@@ -165,10 +165,10 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
         raise _fail("--kind", f"{req.kind!r} is not a kind", KINDS)
     ns, team = _team(plan, req.team)
     pool = choose_pool(plan, req)
-    if req.kind is None:
-        req = replace(req, kind=default_kind(pool))
+    kind: Kind = req.kind or default_kind(pool)
+    req = replace(req, kind=kind)
     pcs = plan.spec.platform.priority_classes
-    priority = req.priority or default_priority(plan, team, req.kind or "job")
+    priority = req.priority or default_priority(plan, team, kind)
     allowed = list(team.priority_classes) or [pcs.inference.name, pcs.training.name, pcs.batch.name]
     if priority not in allowed:
         raise _fail("--priority", f"{priority!r}: team {team.name} may not use it", allowed)
@@ -181,7 +181,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     chips = pool.plan.chips_per_node if pool.plan.kind == "tpu" else (req.chips or 1)
     # pods running at once: a JobSet is slices x (a pod per VM of the slice, or per GPU node)
     per_job = vms if vms > 1 else req.nodes
-    pods = {"job": req.parallelism, "jobset": per_job * req.slices, "deployment": req.replicas}[req.kind]
+    pods = {"job": req.parallelism, "jobset": per_job * req.slices, "deployment": req.replicas}[kind]
     check_share(team, pool, chips * pods, "--chips" if pool.plan.kind == "tpu" else "--gpus")
     cpu, memory = _size(pool, chips, req, team, pods, plan.spec.platform.checkpoints.enabled and req.checkpoints)
     queue = team_queue(plan, team)
