@@ -167,7 +167,7 @@ test-py313: .venv-py313/.installed-stamp
 .venv-py313/.installed-stamp: pyproject.toml
 	@test -x .venv-py313/bin/python || $(PY313) -m venv .venv-py313
 	.venv-py313/bin/python -m pip install --quiet --upgrade pip
-	.venv-py313/bin/python -m pip install --quiet PyYAML pytest==8.4.2 hypothesis==6.170.17
+	.venv-py313/bin/python -m pip install --quiet PyYAML pytest==8.4.2 hypothesis==6.170.17 jsonschema==4.26.0
 	.venv-py313/bin/python -m pip install --quiet --no-deps -e .
 	@touch $@
 
