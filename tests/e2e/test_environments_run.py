@@ -71,13 +71,19 @@ def namespace_of(r: EnvironmentRun, team: str) -> str:
     return ns
 
 
-def generated_workload(r: EnvironmentRun, team: str, accelerator: str) -> list[dict[str, Any]]:
-    """``gke-accel workload new --env E --team T --accelerator A --image IMG`` with ``--kind jobset`` for a
-    multi-host slice and the team's first allowed priority where it may not use ``training``."""
+def team_priority(r: EnvironmentRun, team: str) -> str:
+    """The priority class a member of ``team`` writes: the default (``training``) where the team may use
+    it, else the team's first allowed class (``team.priority_classes``)."""
     spec = next(t for t in r.plan.spec.teams if t.name == team)
     pcs = r.plan.spec.platform.priority_classes
     allowed = list(spec.priority_classes) or [pcs.training.name]
-    priority = pcs.training.name if pcs.training.name in allowed else allowed[0]
+    return pcs.training.name if pcs.training.name in allowed else allowed[0]
+
+
+def generated_workload(r: EnvironmentRun, team: str, accelerator: str) -> list[dict[str, Any]]:
+    """``gke-accel workload new --env E --team T --accelerator A --image IMG`` with ``--kind jobset`` for a
+    multi-host slice and the team's first allowed priority where it may not use ``training``."""
+    priority = team_priority(r, team)
     request = WorkloadRequest(name=f"{accelerator}-run", team=team, kind="job", accelerator=accelerator, image=IMAGE,
                               priority=priority)  # fmt: skip
     if choose_pool(r.plan, request).slice_vms > 1:
@@ -175,16 +181,19 @@ def the_generated_workload_runs_on_a_pool_of_its_accelerator(r: EnvironmentRun, 
         clean(r, namespace)
 
 
-def cpu_pod(namespace: str, queue: str | None = None) -> dict[str, Any]:
+def cpu_pod(namespace: str, queue: str | None = None, priority: str | None = None) -> dict[str, Any]:
     """A CPU-only pod as a team member writes one: no accelerator, no toleration, no selector; in an
     environment with queues, the team's LocalQueue label (without it Kueue gates the pod for good:
-    ``LocalQueue  doesn't exist``, observed in staging, since no LocalQueue is named ``default``)."""
+    ``LocalQueue  doesn't exist``, observed in staging, since no LocalQueue is named ``default``);
+    ``priority``: a class the team may use (without one the pod gets the global default, ``training``,
+    which the zero-pod quota of a team limited to other classes refuses: prod's serving, ``inference``)."""
     labels = {"kueue.x-k8s.io/queue-name": queue} if queue else {}
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": "cpu-only", "namespace": namespace, "labels": labels},
         "spec": {
+            **({"priorityClassName": priority} if priority else {}),
             "restartPolicy": "Never",
             "containers": [{"name": "main", "image": IMAGE, "securityContext": RESTRICTED,
                             "resources": {"requests": {"cpu": "1", "memory": "1Gi"},
@@ -199,7 +208,7 @@ def a_cpu_only_team_pod_never_lands_on_an_accelerator_node(r: EnvironmentRun, te
     namespace = namespace_of(r, team)
     queues = r.local_queues(namespace)
     try:
-        r.cluster.create([cpu_pod(namespace, queues[0] if queues else None)])
+        r.cluster.create([cpu_pod(namespace, queues[0] if queues else None, team_priority(r, team))])
 
         def settled() -> dict[str, Any] | None:
             [pod] = r.pods(namespace)

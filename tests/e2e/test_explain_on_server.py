@@ -188,6 +188,17 @@ def serving(name: str, replicas: int) -> dict[str, Any]:
                      "template": {"metadata": {"labels": labels}, "spec": spec}}}  # fmt: skip
 
 
+def reserved(c: LocalCluster, flavor: str = "v5e-4x4", resource: str = "google.com/tpu") -> dict[str, int]:
+    """What each ClusterQueue's status says it has reserved of ``resource`` in ``flavor``."""
+    out = {}
+    for cq in c.get("clusterqueues.kueue.x-k8s.io")["items"]:
+        for f in cq.get("status", {}).get("flavorsReservation") or []:
+            for r in f.get("resources") or []:
+                if f["name"] == flavor and r["name"] == resource:
+                    out[cq["metadata"]["name"]] = int(r.get("total", "0"))
+    return out
+
+
 def test_1_running(env: tuple[LocalCluster, Path]) -> None:
     c, _ = env
     c.apply([serving("r-serve", 2)])
@@ -211,6 +222,9 @@ def test_2_over_quota(env: tuple[LocalCluster, Path]) -> None:
     )
     full = [("q-research", "r-fill"), ("q-serving", "s-train"), ("q-nlp", "n-fill")]
     c.wait_for(lambda: all(admitted(c, *j) for j in full), what="the cohort full (32 of 32 chips)")
+    # explain reads the ClusterQueues' status, which Kueue updates after (not with) the admissions
+    c.wait_for(lambda: reserved(c) == {"q-research": 16, "q-serving": 8, "q-nlp": 8},
+               what="the ClusterQueues' status: 32 of 32 chips reserved")  # fmt: skip
     c.apply([job("q-nlp", "n-over", hosts=1)])
     c.wait_for(lambda: "insufficient unused quota" in json.dumps(workload_of(c, "q-nlp", "n-over")),
                what="n-over pending")  # fmt: skip

@@ -7,6 +7,12 @@ scheduler. The environment holds the fixtures' pools; each case is a Job (the jo
 pod, kube-scheduler places it) whose pod is shaped from ``node_shape`` the way ``workload new`` and
 the Kueue flavors shape pods, at and just past each limit lint knows. A table of the verdicts goes
 to the log (pytest -s, or the junit output).
+
+Every case asserts lint == the scheduler. Past that, each case's verdict is the one GKE gives: "fits"
+schedules, the over-limit cases do not, and "no-tolerations" (the pod without tolerations) schedules
+where the node's only blocking taint is its accelerator's (GKE's ExtendedResourceToleration admission adds
+that toleration: see ``_untolerated_without_tolerations``) and is refused where the node carries another
+(spot, queued provisioning).
 """
 
 from __future__ import annotations
@@ -102,6 +108,30 @@ def _job(fixture: GkeNodeFixture, case: str) -> dict[str, Any]:
     }
 
 
+def _untolerated_without_tolerations(fixture: GkeNodeFixture) -> list[str]:
+    """The fixture node's blocking taints a pod with no tolerations of its own still does not tolerate.
+
+    GKE runs the ExtendedResourceToleration admission plugin ("Run GPUs in Standard node pools",
+    cloud.google.com/kubernetes-engine/docs/how-to/gpus: GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule
+    and "automatically applies corresponding tolerations to Pods requesting GPUs by running the
+    ExtendedResourceToleration admission controller"; the plugin adds {key: <resource>, operator: Exists,
+    effect: NoSchedule} for every extended resource a container names, so google.com/tpu too), and so does
+    the e2e API server (localcluster.ADMISSION_PLUGINS). So a pod asking for the accelerator schedules
+    without tolerations on a node whose only taint is the accelerator's, and is refused where the node
+    carries a taint GKE does not tolerate for it (spot, queued provisioning; flex-start and reservation
+    nodes carry only the accelerator taint in their fixtures). Read from the hand-written fixture node, not
+    from ``node_shape`` or lint, so a wrong taint model in either shows up here."""
+    resource = node_shape(fixture.plan()).resource
+    out = []
+    for t in fixture.node["spec"].get("taints") or []:
+        if t.get("effect") not in ("NoSchedule", "NoExecute"):
+            continue
+        if t["key"] == resource and t["effect"] == "NoSchedule":  # added by ExtendedResourceToleration
+            continue
+        out.append(f"{t['key']}={t.get('value', '')}:{t['effect']}")
+    return out
+
+
 @pytest.fixture(scope="module")
 def fixture_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     bins, reason = find_binaries((*CONTROL_PLANE, "kube-scheduler", "kwok"))
@@ -187,5 +217,9 @@ def test_lint_agrees_with_the_scheduler_on_gke_nodes(
          "seconds": round(time.monotonic() - started, 1)}
     )  # fmt: skip
     assert ok == lint_ok, f"lint said {'ok' if lint_ok else 'no'}, the scheduler: {detail}\n{report.render()}"
-    if case != "accelerator-over":  # one GPU more can still fit a MIG or shared node of the same model
+    if case == "no-tolerations":
+        refused_by = _untolerated_without_tolerations(fixture)
+        why = f"taints {refused_by} stay untolerated" if refused_by else "admission tolerates the accelerator taint"
+        assert ok == (not refused_by), f"{case}: the scheduler said {'ok' if ok else 'no'} ({detail}); {why}"
+    elif case != "accelerator-over":  # one GPU more can still fit a MIG or shared node of the same model
         assert ok == (case == "fits"), f"{case}: the scheduler said {'ok' if ok else 'no'} ({detail})"

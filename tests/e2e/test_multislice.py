@@ -244,6 +244,13 @@ def test_a_lost_node_restarts_the_jobset_onto_one_pool(cluster: LocalCluster, en
     )
     node = victim["spec"]["nodeName"]
     lost_pool = node_pools(cluster)[node]
+    # A multi-host slice is recovered whole ("Failure recovery of TPU instances", cloud.google.com/tpu/docs/
+    # failure-recovery: all instances of a multi-host slice are recovered or rescheduled together), so the
+    # lost pool's surviving VM is out of service with it: cordoned, else the restarted leader may land on it
+    # (the scheduler's free choice among the empty VMs) and its follower wait for the missing VM.
+    for other, pool in node_pools(cluster).items():
+        if pool == lost_pool and other != node:
+            cluster.kubectl("cordon", other)
     cluster.kubectl("delete", "node", node)
     try:
         cluster.wait_for(

@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from localcluster import KubectlError, LocalCluster
 from pods import RESTRICTED
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
-from gke_accel.model.platform.fences import priority_fence
+from gke_accel.model.platform.fences import POLICY_NAME, priority_fence
 from gke_accel.model.platform.manifests import platform_manifests
 from helpers import base_config, to_yaml
 
@@ -41,13 +42,16 @@ def fenced(cluster: LocalCluster) -> LocalCluster:
     cluster.apply([m for m in platform if m["kind"] in ("Namespace", "PriorityClass")])
     cluster.apply([m for m in platform if m["kind"] not in ("Namespace", "PriorityClass", "DaemonSet")])
     cluster.apply(priority_fence(env))
-    # The plugin picks a new policy and binding up asynchronously: wait until it refuses.
-    probe = _job("probe", {LABEL: "inference"}, "training")
-    cluster.wait_for(
-        lambda: cluster.create([probe], check=False).returncode != 0,
-        timeout=30,
-        what="the priority policy to take effect",
-    )
+    # The plugin picks a new policy and binding up asynchronously: wait until it refuses. A server-side
+    # dry run, and the policy's own refusal: a probe that was created before the policy took effect
+    # would make every later try fail with AlreadyExists, which is no sign of the policy.
+    probe = yaml.safe_dump(_job("probe", {LABEL: "inference"}, "training"))
+
+    def refused_by_the_policy() -> bool:
+        out = cluster.kubectl("create", "--dry-run=server", "-f", "-", stdin=probe, check=False)
+        return out.returncode != 0 and f"ValidatingAdmissionPolicy '{POLICY_NAME}'" in out.stderr
+
+    cluster.wait_for(refused_by_the_policy, timeout=30, what="the priority policy to take effect")
     return cluster
 
 

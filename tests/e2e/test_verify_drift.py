@@ -11,7 +11,7 @@ import subprocess
 from collections.abc import Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from fake_controllers import fake_controllers
@@ -67,16 +67,18 @@ def test_the_stored_objects_match_the_plan(staging: tuple[LocalCluster, Environm
         assert rows[key]["status"] == "ok", rows[key]
 
 
-# (kubectl resource, namespace, name, JSON patch, (area, subject), text in the FAIL row)
+# (kubectl resource, namespace, name, JSON patch, (area, subject), text in the FAIL row); ``{expected}`` in
+# the text is what the plan's object holds at the patched path (the ResourceQuota's cpu depends on the
+# sidecar room), as in the unit twin tests/workloads/test_verify_kinds.py
 DRIFTS = [
     ("namespace", None, "research", [{"op": "replace", "path": "/metadata/labels/pod-security.kubernetes.io~1enforce",
                                       "value": "privileged"}],
      ("namespace", "research"), "metadata.labels.pod-security.kubernetes.io/enforce=privileged, expected restricted"),
     ("resourcequota", "research", "compute", [{"op": "replace", "path": "/spec/hard/requests.cpu", "value": "640"}],
-     ("ResourceQuota", "research/compute"), "spec.hard.requests.cpu=640, expected 64"),
-    ("limitrange", "research", "defaults", [{"op": "replace", "path": "/spec/limits/0/max/google.com~1tpu",
-                                             "value": "16"}],
-     ("LimitRange", "research/defaults"), "spec.limits[0].max.google.com/tpu=16, expected 4"),
+     ("ResourceQuota", "research/compute"), "spec.hard.requests.cpu=640, expected {expected}"),
+    ("limitrange", "research", "defaults", [{"op": "replace", "path": "/spec/limits/0/default/memory",
+                                             "value": "16Gi"}],
+     ("LimitRange", "research/defaults"), "spec.limits[0].default.memory=16Gi, expected {expected}"),
     ("role", "research", "team-member", [{"op": "add", "path": "/rules/-",
                                           "value": {"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}}],
      ("Role", "research/team-member"), "rules has 12 item(s), expected 11"),
@@ -123,6 +125,9 @@ def test_a_drift_in_each_kind_is_caught(
     text: str,
 ) -> None:
     c, plan = staging
+    original = _planned(plan, resource, name, ns)
+    if "{expected}" in text:  # what the plan says at the patched path, before the drift
+        text = text.replace("{expected}", str(_at(original, patch[0]["path"])))
     where = ["-n", ns] if ns else []
     c.kubectl("patch", resource, name, *where, "--type=json", "-p", json.dumps(patch))
     try:
@@ -131,10 +136,23 @@ def test_a_drift_in_each_kind_is_caught(
         assert rows[key]["status"] == "FAIL" and text in rows[key]["detail"], rows[key]
         assert [k for k, r in rows.items() if r["status"] == "FAIL"] == [key]
     finally:
-        original = next(m for m in environment_manifests(plan)
-                        if (m["metadata"]["name"], m["metadata"].get("namespace")) == (name, ns)
-                        and m["kind"].lower() == resource.split(".")[0])  # fmt: skip
         c.kubectl("replace", "-f", "-", stdin=json.dumps(_with_version(c, resource, name, ns, original)))
+
+
+def _planned(plan: EnvironmentPlan, resource: str, name: str, ns: str | None) -> dict[str, Any]:
+    """The object as ``manifests`` writes it for the plan."""
+    manifests = cast(list[dict[str, Any]], environment_manifests(plan))
+    return next(m for m in manifests
+                if (m["metadata"]["name"], m["metadata"].get("namespace")) == (name, ns)
+                and m["kind"].lower() == resource.split(".")[0])  # fmt: skip
+
+
+def _at(obj: Any, pointer: str) -> Any:
+    """The value at a JSON pointer (RFC 6901: ``~1`` is ``/``, ``~0`` is ``~``)."""
+    for raw in pointer.lstrip("/").split("/"):
+        key = raw.replace("~1", "/").replace("~0", "~")
+        obj = obj[int(key)] if isinstance(obj, list) else obj[key]
+    return obj
 
 
 def _with_version(c: LocalCluster, resource: str, name: str, ns: str | None, manifest: dict[str, Any]) -> Any:
