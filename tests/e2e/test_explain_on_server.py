@@ -36,6 +36,7 @@ from gke_accel.model.queues.plan import QueuePlan
 from gke_accel.workloads.explain.read import read_job
 from gke_accel.workloads.verify.live import connect
 from helpers import base_config, to_yaml
+from require import build_output, require_or_skip
 
 RECORD = os.environ.get("GKE_ACCEL_RECORD_EXPLAIN")
 
@@ -95,7 +96,7 @@ def env(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> Iterat
         try:
             install_crds(c)
         except (subprocess.CalledProcessError, FileNotFoundError) as exc:
-            pytest.skip(f"Kueue/JobSet modules not available from the Go module cache or proxy: {exc}")
+            require_or_skip("Kueue/JobSet modules not in the Go module cache or proxy", output=build_output(exc))
         plan, queues = explain_environment()
         platform = platform_manifests(plan)
         c.apply([m for m in platform if m["kind"] in ("Namespace", "PriorityClass")])

@@ -30,6 +30,7 @@ from localcluster import CONTROL_PLANE, LocalCluster, find_binaries
 from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.pools.node_shape import node_shape
 from gke_accel.workloads.lint import lint_texts
+from require import require_or_skip
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
@@ -136,7 +137,7 @@ def _untolerated_without_tolerations(fixture: GkeNodeFixture) -> list[str]:
 def fixture_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     bins, reason = find_binaries((*CONTROL_PLANE, "kube-scheduler", "kwok"))
     if bins is None:
-        pytest.skip(reason)
+        require_or_skip(reason)
     c = LocalCluster.start(tmp_path_factory.mktemp("k8s-fixtures"))
     try:
         c.start_scheduler()

@@ -19,7 +19,6 @@ recorded beside what the controller and scheduler did (printed at the end of the
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -38,6 +37,7 @@ from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from gke_accel.workloads.generate.jobset import EXCLUSIVE_KEY
 from gke_accel.workloads.lint import lint_texts
+from require import build_output, require_or_skip
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 NS = "ms-e2e"  # no quota or Kueue here: the placement is what is tested
@@ -49,9 +49,7 @@ RESULTS: list[str] = []  # lint verdict vs what the engines did, per JobSet
 def _need(names: tuple[str, ...]) -> None:
     bins, reason = find_binaries(names)
     if bins is None:
-        if os.environ.get("GKE_ACCEL_E2E_REQUIRED") == "1" or os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
+        require_or_skip(reason)
 
 
 def start_kwok_without_completion(c: LocalCluster) -> None:
@@ -84,9 +82,9 @@ def jobset(cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory) -> I
     try:
         runner = JobSetRunner.start(cluster, tmp_path_factory.mktemp("jobset"))
     except (subprocess.CalledProcessError, FileNotFoundError) as exc:
-        if os.environ.get("GKE_ACCEL_E2E_REQUIRED") == "1" or os.environ.get("CI") == "true":
-            raise
-        pytest.skip(f"JobSet controller not available (tools/kueue/build.sh jobset, Go module proxy): {exc}")
+        require_or_skip(
+            "JobSet controller not available (tools/kueue/build.sh jobset, Go module proxy)", output=build_output(exc)
+        )
     with runner:
         yield runner
 

@@ -22,6 +22,7 @@ from nodes import pool_node
 from gke_accel.cli.main import main
 from gke_accel.cli.manifests_view import environment_manifests
 from gke_accel.model import EnvironmentPlan, load_environment
+from require import build_output, require_or_skip
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 
@@ -35,7 +36,7 @@ def staging(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> It
         try:
             install_crds(c)
         except (subprocess.CalledProcessError, FileNotFoundError) as exc:
-            pytest.skip(f"Kueue/JobSet modules not available from the Go module cache or proxy: {exc}")
+            require_or_skip("Kueue/JobSet modules not in the Go module cache or proxy", output=build_output(exc))
         c.apply(environment_manifests(plan))
         node = pool_node(plan.cluster.system_pool, 0)
         c.create_nodes([node])
