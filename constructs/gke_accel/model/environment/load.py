@@ -23,8 +23,11 @@ from gke_accel.model.platform.rules import check_platform
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.tpu_pool import plan_tpu_pool
+from gke_accel.model.queues.plan import plan_queues
 from gke_accel.model.queues.rules import check_queues
+from gke_accel.model.queues.shares import team_shares
 from gke_accel.model.security.rules import check_security, prefix_problem
+from gke_accel.model.teams.plan import plan_teams
 
 BUCKET_NAME = re.compile(r"[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]")
 PROJECT_NUMBER = re.compile(r"[1-9][0-9]{5,18}")
@@ -128,8 +131,25 @@ def plan_environment(
             "tpu_pools", name, "is a derived slice pool name that clashes with another pool", "unique pool names"
         )
     issues.raise_if_any(source)
+    queues = plan_queues(spec.environment, spec.teams, spec.queues, pools, catalog)
+    teams = plan_teams(
+        spec.teams,
+        environment=spec.environment,
+        project_id=spec.project_id,
+        kubernetes_version=spec.platform.kubernetes_version,
+        classes=spec.platform.priority_classes,
+        checkpoints=spec.platform.checkpoints.enabled,
+        queues=team_shares(queues),
+        catalog=catalog,
+    )
     return EnvironmentPlan(
-        spec=spec, cluster=cluster, pools=tuple(pools), source=source, warnings=(*issues.warnings, *warnings)
+        spec=spec,
+        cluster=cluster,
+        pools=tuple(pools),
+        source=source,
+        warnings=(*issues.warnings, *warnings),
+        teams=teams,
+        queues=queues,
     )
 
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from gke_accel.model.cluster.plan import ClusterPlan
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.queues.plan import QueuePlan
+from gke_accel.model.teams.plan import TeamPlan
 
 SYSTEM_POOL_NAME = "system"
 
@@ -21,6 +23,8 @@ class EnvironmentPlan:
     pools: tuple[NodePoolPlan, ...]
     source: str = ""
     warnings: tuple[str, ...] = ()  # e.g. team quotas over-committing pool capacity
+    teams: tuple[TeamPlan, ...] = ()  # everything each team owns (model/teams)
+    queues: QueuePlan | None = None  # the Kueue objects; None without ``queues:`` (model/queues)
 
     @property
     def name(self) -> str:

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gke_accel.catalog import Catalog, load_catalog
-from gke_accel.model.platform.spec import TeamSpec
-from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan
+from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.node_shape import advertised_bounds
+from gke_accel.model.teams.accelerators import accelerator_key
+from gke_accel.model.teams.spec import TeamSpec
 
 
 @dataclass(frozen=True)
@@ -27,17 +28,6 @@ class CapacityRow:
     @property
     def over_committed(self) -> bool:
         return self.quota_total > self.chips_max
-
-
-def accelerator_key(name: str, catalog: Catalog) -> tuple[str, str] | None:
-    """(resource, accelerator) for a GPU model alias or TPU generation name, or None if unknown."""
-    gen = catalog.tpu_generations.get(name)
-    if gen is not None:
-        return TPU_RESOURCE, gen.label
-    model = catalog.gpu_model(name)
-    if model is not None:
-        return GPU_RESOURCE, model.accelerator_type
-    return None
 
 
 def capacity_rows(
@@ -65,3 +55,6 @@ def capacity_rows(
         CapacityRow(r, a, bounds.get((r, a), [0, 0])[0], bounds.get((r, a), [0, 0])[1], quotas.get((r, a), {}))
         for r, a in keys
     ]
+
+
+__all__ = ["CapacityRow", "accelerator_key", "capacity_rows"]

@@ -27,7 +27,7 @@ Manifest = dict[str, Any]
 API = "admissionregistration.k8s.io/v1"
 POLICY_NAME = "gke-accel-kueue-priority"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "gke-accel"}
-# What a team member may create (model/platform/tenancy.py) that carries a pod template or is a pod.
+# What a team member may create (model/teams/tenancy.py) that carries a pod template or is a pod.
 MATCHED = (
     ("", ("pods",)),
     ("batch", ("jobs", "cronjobs")),

@@ -10,11 +10,14 @@ from gke_accel.catalog import load_catalog
 from gke_accel.model.core.errors import ConfigIssue, IssueCollector
 from gke_accel.model.core.names import DNS_LABEL
 from gke_accel.model.environment.spec import EnvironmentSpec
-from gke_accel.model.platform.capacity import accelerator_key, capacity_rows
+from gke_accel.model.platform.capacity import capacity_rows
 from gke_accel.model.platform.driver_installer import installer_variants
 from gke_accel.model.platform.reserved import RESERVED_HELP, reserved_reason
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.queues.names import uses_kueue
+from gke_accel.model.teams.accelerators import accelerator_key
+from gke_accel.model.teams.plan import team_namespace as team_namespace
+from gke_accel.model.teams.plan import team_service_account_id as team_service_account_id
 
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$")
 BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
@@ -23,15 +26,6 @@ K8S_MINOR = re.compile(r"^1\.(2[5-9]|3[0-9])$")
 PRIORITY_MAX, PRIORITY_MIN = 1_000_000_000, -2_147_483_648
 GSA_MAX = 30
 VAP_MINOR = 30  # ValidatingAdmissionPolicy v1 (GA) from Kubernetes 1.30
-
-
-def team_service_account_id(team: str, environment: str) -> str:
-    """The Google service account a team's workloads run as (through Workload Identity)."""
-    return f"{team}-{environment}-wi"
-
-
-def team_namespace(team_name: str, namespace: str | None) -> str:
-    return namespace or team_name
 
 
 def _check_priority_classes(spec: EnvironmentSpec, issues: IssueCollector) -> set[str]:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_accel.model.platform.spec import PriorityClassesSpec
 from gke_accel.model.queues.plan import QueuePlan, TeamQueue
+from gke_accel.model.teams.manifests import local_queue_manifest
+from gke_accel.model.teams.queue import KUEUE_API
+from gke_accel.model.teams.spec import PriorityClassesSpec
 
 Manifest = dict[str, Any]
-API = "kueue.x-k8s.io/v1beta2"
+API = KUEUE_API  # one version for every Kueue object, the team LocalQueues included
 MANAGED_BY = {"app.kubernetes.io/managed-by": "gke-accel"}
 CPU_FLAVOR = "cpu-memory"  # cpu and memory of every pod: no node labels, never borrowed
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
@@ -162,13 +164,6 @@ def queue_manifests(plan: QueuePlan, classes: PriorityClassesSpec) -> list[Manif
     """Every Kueue object, cluster-scoped ones first, LocalQueues (namespaced) last."""
     objects = resource_flavors(plan) + admission_checks(plan) + workload_priority_classes(classes)
     objects += [cluster_queue(plan, team, classes) for team in plan.teams]
-    objects += [
-        {
-            "apiVersion": API,
-            "kind": "LocalQueue",
-            "metadata": _meta(team.local_queue, team.namespace),
-            "spec": {"clusterQueue": team.cluster_queue},
-        }
-        for team in plan.teams
-    ]
+    # each team's LocalQueue, as its plan renders it (model/teams/manifests.py)
+    objects += [local_queue_manifest(team.namespace, team.local_queue, team.cluster_queue) for team in plan.teams]
     return objects

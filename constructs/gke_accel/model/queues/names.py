@@ -1,4 +1,5 @@
-"""The queue naming contract that workloads, templates and lint rely on.
+"""The queue naming contract that workloads, templates and lint rely on: the names are a team's
+(``model/teams/queue.py``); whether an environment queues at all is read from its ``queues:``.
 
 A job reaches its team's share by carrying the label ``kueue.x-k8s.io/queue-name`` with the name of
 the LocalQueue in its namespace; ``kueue.x-k8s.io/priority-class`` picks a WorkloadPriorityClass.
@@ -6,29 +7,30 @@ the LocalQueue in its namespace; ``kueue.x-k8s.io/priority-class`` picks a Workl
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Protocol
 
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
-LOCAL_QUEUE_NAME = "team"  # the one LocalQueue in every team namespace
-
-
-def uses_kueue(spec: Any) -> bool:
-    """Whether an environment (an ``EnvironmentSpec``) shares accelerators through Kueue."""
-    queues = getattr(spec, "queues", None)
-    return queues is not None and bool(queues.enabled)
+from gke_accel.model.queues.spec import QueuesSpec
+from gke_accel.model.teams.queue import LOCAL_QUEUE_NAME, PRIORITY_LABEL, QUEUE_LABEL, cluster_queue_name
+from gke_accel.model.teams.spec import TeamSpec
 
 
-def cluster_queue_name(team_name: str) -> str:
-    return team_name
+class QueuedSpec(Protocol):
+    """What these functions read of an environment's spec (``EnvironmentSpec`` has both)."""
+
+    @property
+    def queues(self) -> QueuesSpec | None: ...
+
+    @property
+    def teams(self) -> Sequence[TeamSpec]: ...
 
 
-def cohort_name(spec: Any) -> str:
-    queues = getattr(spec, "queues", None)
-    return (queues.cohort if queues is not None and queues.cohort else None) or str(spec.environment)
+def uses_kueue(spec: QueuedSpec) -> bool:
+    """Whether an environment shares accelerators through Kueue."""
+    return spec.queues is not None and spec.queues.enabled
 
 
-def team_local_queue(spec: Any, team_name: str) -> tuple[str, str] | None:
+def team_local_queue(spec: QueuedSpec, team_name: str) -> tuple[str, str] | None:
     """(namespace, LocalQueue name) a team's jobs must name, or None when the environment has no
     Kueue or no such team."""
     if not uses_kueue(spec):
@@ -37,3 +39,6 @@ def team_local_queue(spec: Any, team_name: str) -> tuple[str, str] | None:
         if team.name == team_name:
             return (team.namespace or team.name), LOCAL_QUEUE_NAME
     return None
+
+
+__all__ = ["LOCAL_QUEUE_NAME", "PRIORITY_LABEL", "QUEUE_LABEL", "cluster_queue_name", "team_local_queue", "uses_kueue"]

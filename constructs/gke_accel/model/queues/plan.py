@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gke_accel.catalog import Catalog, load_catalog
-from gke_accel.model.platform.capacity import accelerator_key
-from gke_accel.model.platform.spec import TeamSpec
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan
 from gke_accel.model.queues.flavors import Flavor, plan_flavors
-from gke_accel.model.queues.names import LOCAL_QUEUE_NAME, cluster_queue_name
 from gke_accel.model.queues.spec import QueuesSpec, TeamQueueSpec
+from gke_accel.model.teams.accelerators import accelerator_key
+from gke_accel.model.teams.queue import LOCAL_QUEUE_NAME, cluster_queue_name
+from gke_accel.model.teams.spec import TeamSpec
 
 ORDER = {"on-demand": 0, "queued": 1, "flex-start": 2, "spot": 3}
 RESOURCES = (TPU_RESOURCE, GPU_RESOURCE)

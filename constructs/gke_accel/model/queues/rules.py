@@ -9,11 +9,11 @@ from gke_accel.catalog import load_catalog
 from gke_accel.model.core.errors import ConfigIssue, IssueCollector
 from gke_accel.model.core.names import DNS_LABEL
 from gke_accel.model.environment.spec import EnvironmentSpec
-from gke_accel.model.platform.capacity import accelerator_key
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.queues.flavors import plan_flavors
 from gke_accel.model.queues.plan import flavors_of, split_nominal
 from gke_accel.model.queues.spec import QueuesSpec
+from gke_accel.model.teams.accelerators import accelerator_key
 
 # Queued provisioning: jobs get their nodes through a ProvisioningRequest, which Kueue creates. Flex-start
 # without queued provisioning needs neither Kueue nor a ProvisioningRequest: the cluster autoscaler

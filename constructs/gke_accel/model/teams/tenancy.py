@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_accel.model.platform.spec import TeamSpec
+from gke_accel.model.teams.spec import TeamSpec
 
 TEAM_ROLE = "team-member"
 PSA_PREFIX = "pod-security.kubernetes.io"

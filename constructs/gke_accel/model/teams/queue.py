@@ -1,0 +1,30 @@
+"""A team's queue: the naming contract its workloads rely on and its share of the cohort.
+
+A job reaches its team's share by carrying the label ``kueue.x-k8s.io/queue-name`` with the name of
+the LocalQueue in its namespace; ``kueue.x-k8s.io/priority-class`` picks a WorkloadPriorityClass.
+The share itself (what Kueue can admit for the team, borrowing included) is computed by
+``model/queues`` from the pools and every team's quota, and handed to the team's plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+KUEUE_API = "kueue.x-k8s.io/v1beta2"
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+LOCAL_QUEUE_NAME = "team"  # the one LocalQueue in every team namespace
+
+
+def cluster_queue_name(team_name: str) -> str:
+    return team_name
+
+
+@dataclass(frozen=True)
+class TeamQueueShare:
+    """The team's LocalQueue, the ClusterQueue it points at, and its ceiling per accelerator resource
+    (nominal quota plus the most it can borrow, over all flavors): its ResourceQuota's ceiling."""
+
+    cluster_queue: str
+    local_queue: str = LOCAL_QUEUE_NAME
+    ceilings: dict[str, int] = field(default_factory=dict)

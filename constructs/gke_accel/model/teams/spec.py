@@ -1,0 +1,47 @@
+"""Config shapes of a team (``teams:`` in ``config/<env>.yaml``) and the priority classes its
+workloads choose from. Rules live in ``model/platform/rules.py``; the plan in ``model/teams/plan.py``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+PodSecurityLevel = Literal["restricted", "baseline"]
+
+
+@dataclass(frozen=True)
+class TeamSpec:
+    """A team: its namespace, quotas, identity and access.
+
+    ``accelerators`` maps a GPU model (``l4``, ``h100``, ...) or TPU generation (``v5e``, ...) to the
+    GPUs or TPU chips the team may request. Kubernetes enforces the sum per resource
+    (``requests.nvidia.com/gpu``, ``requests.google.com/tpu``); the split per model is checked
+    against pool capacity at synth time.
+    """
+
+    name: str
+    google_group: str
+    accelerators: dict[str, int] = field(default_factory=dict)
+    cpu: int = 64
+    memory_gib: int = 256
+    pods: int = 200
+    priority_classes: tuple[str, ...] = ()  # allowed classes by name; empty = all defined classes
+    namespace: str | None = None  # default: the team name
+    # Pod Security admission level enforced in the namespace; restricted: no privileged, host or root pods
+    pod_security: PodSecurityLevel = "restricted"
+
+
+@dataclass(frozen=True)
+class PriorityClassSpec:
+    name: str
+    value: int
+
+
+@dataclass(frozen=True)
+class PriorityClassesSpec:
+    """Three classes: inference preempts training at peaks; training is the default; batch never
+    preempts anyone. Names and values are configurable; values must keep that order."""
+
+    inference: PriorityClassSpec = field(default_factory=lambda: PriorityClassSpec("inference", 100000))
+    training: PriorityClassSpec = field(default_factory=lambda: PriorityClassSpec("training", 10000))
+    batch: PriorityClassSpec = field(default_factory=lambda: PriorityClassSpec("batch", 1000))
