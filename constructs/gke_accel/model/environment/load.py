@@ -117,8 +117,14 @@ def plan_environment(
     _check_cluster_size(cluster, pools, issues)
     check_min_versions(spec.cluster.min_master_version, (t.generation for t in spec.tpu_pools), catalog, issues)
     warnings = check_platform(spec, pools, issues, pools_complete=not failed)
-    check_security(spec, issues)
-    check_observability(spec, pools, issues)
+    check_security(
+        spec.cluster,
+        production=spec.production,
+        region=spec.region,
+        backend_type=spec.backend.type,
+        issues=issues,
+    )
+    check_observability(spec.monitoring, spec.budget, quota_preferences=spec.quota_preferences, issues=issues)
     check_queues(spec, spec.queues, pools, issues)
     seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
     declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]

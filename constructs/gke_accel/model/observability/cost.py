@@ -17,14 +17,13 @@ Month = ``hours_per_month`` hours (730). Figures are rough list prices for us-ce
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gke_accel.catalog import Catalog, Price, load_catalog
+from gke_accel.model.observability.site import ObservedPlan
 from gke_accel.model.pools.node_pool import NodePoolPlan
-
-if TYPE_CHECKING:
-    from gke_accel.model.environment.plan import EnvironmentPlan
 
 
 @dataclass(frozen=True)
@@ -170,15 +169,20 @@ def pool_cost(pool: NodePoolPlan, catalog: Catalog) -> PoolCost:
     )
 
 
-def estimate_environment(plan: EnvironmentPlan, catalog: Catalog | None = None) -> EnvironmentCost:
-    """Monthly cost per pool (system pool included) at min and max size, plus the cluster fee."""
+def estimate_environment(plan: ObservedPlan, catalog: Catalog | None = None) -> EnvironmentCost:
+    """``estimate`` of an environment's plan."""
+    return estimate(plan.name, (plan.cluster.system_pool, *plan.pools), catalog)
+
+
+def estimate(environment: str, all_pools: Sequence[NodePoolPlan], catalog: Catalog | None = None) -> EnvironmentCost:
+    """Monthly cost per pool (the system pool included) at min and max size, plus the cluster fee."""
     catalog = catalog or load_catalog()
     book = catalog.prices
-    pools = tuple(pool_cost(p, catalog) for p in (plan.cluster.system_pool, *plan.pools))
+    pools = tuple(pool_cost(p, catalog) for p in all_pools)
     fee = round(book.cluster_fee_per_hour * book.hours_per_month, 2)
     priced = [p for p in pools if p.priced]
     return EnvironmentCost(
-        environment=plan.name,
+        environment=environment,
         source=book.source,
         source_date=book.source_date,
         hours_per_month=book.hours_per_month,

@@ -13,9 +13,10 @@ long names: UNVERIFIED for names over ~15 characters; this fact is not in the re
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
-from gke_accel.model.observability.alerts import (
+from gke_accel.model.observability.alert_shapes import (
     DUTY_CYCLE,
     MEMORY_TOTAL,
     MEMORY_USED,
@@ -26,9 +27,8 @@ from gke_accel.model.observability.alerts import (
     tpu_pools,
     unschedulable_filter,
 )
-
-if TYPE_CHECKING:
-    from gke_accel.model.environment.plan import EnvironmentPlan
+from gke_accel.model.observability.site import ObservedPlan, Site, site_of
+from gke_accel.model.pools.node_pool import NodePoolPlan
 
 INSTANCE_GROUP_SIZE = "compute.googleapis.com/instance_group/size"
 BY_MODEL = ['metric.label."model"']
@@ -66,10 +66,15 @@ def _logs(title: str, flt: str, project: str) -> dict[str, Any]:
     return {"title": title, "logsPanel": {"filter": flt, "resourceNames": [f"projects/{project}"]}}
 
 
-def dashboard_json(plan: EnvironmentPlan) -> dict[str, Any]:
-    cluster = plan.cluster.spec.name
-    project = plan.spec.project_id
-    gpus, tpus, spots = gpu_pools(plan), tpu_pools(plan), spot_pools(plan)
+def dashboard_json(plan: ObservedPlan) -> dict[str, Any]:
+    """``dashboard_for`` an environment's plan."""
+    return dashboard_for(site_of(plan), plan.pools)
+
+
+def dashboard_for(site: Site, pools: Sequence[NodePoolPlan]) -> dict[str, Any]:
+    cluster = site.cluster
+    project = site.project_id
+    gpus, tpus, spots = gpu_pools(pools), tpu_pools(pools), spot_pools(pools)
     widgets: list[dict[str, Any]] = []
     if gpus:
         widgets.append(
@@ -114,6 +119,6 @@ def dashboard_json(plan: EnvironmentPlan) -> dict[str, Any]:
             _logs("Pods unschedulable for lack of accelerators", unschedulable_filter(cluster, resources), project)
         )
     return {
-        "displayName": f"gke-accel {plan.name}: {cluster} accelerators",
+        "displayName": f"gke-accel {site.environment}: {cluster} accelerators",
         "gridLayout": {"columns": "2", "widgets": widgets},
     }

@@ -14,16 +14,15 @@ On-demand and reservation pools count as on-demand.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import yaml
 
+from gke_accel.model.observability.site import ObservedPlan
 from gke_accel.model.pools.node_pool import NodePoolPlan
-
-if TYPE_CHECKING:
-    from gke_accel.model.environment.plan import EnvironmentPlan
 
 Bucket = Literal["on_demand", "preemptible"]
 SERVICE = "compute.googleapis.com"
@@ -106,11 +105,16 @@ class QuotaPlan:
         return tuple(n for n in self.needs if n.emitted)
 
 
-def plan_quotas(plan: EnvironmentPlan) -> QuotaPlan:
+def plan_quotas(plan: ObservedPlan) -> QuotaPlan:
+    """``quotas_for`` an environment's plan."""
+    return quotas_for(plan.spec.region, plan.pools)
+
+
+def quotas_for(region: str, all_pools: Sequence[NodePoolPlan]) -> QuotaPlan:
     """Sum the pools' maximum chips per (accelerator, bucket) in the environment's region."""
     catalog = load_quota_catalog()
     groups: dict[tuple[str, str, Bucket], list[NodePoolPlan]] = {}
-    for pool in plan.pools:
+    for pool in all_pools:
         if pool.kind == "gpu":
             key = ("gpu", pool.accelerator, bucket_of(pool))
         elif pool.kind == "tpu" and pool.tpu_generation:
@@ -127,7 +131,7 @@ def plan_quotas(plan: EnvironmentPlan) -> QuotaPlan:
                 kind="gpu" if kind == "gpu" else "tpu",
                 accelerator=accel,
                 bucket=bucket,
-                region=plan.spec.region,
+                region=region,
                 pools=rows,
                 total=sum(r[3] for r in rows),
                 quota=table.get(accel, {}).get(bucket),
@@ -136,7 +140,7 @@ def plan_quotas(plan: EnvironmentPlan) -> QuotaPlan:
     return QuotaPlan(tuple(needs))
 
 
-def derivation_text(plan: EnvironmentPlan, quotas: QuotaPlan | None = None) -> str:
+def derivation_text(plan: ObservedPlan, quotas: QuotaPlan | None = None) -> str:
     """Which pools add up to which number, and what is (not) requested, for ``gke-accel synth``."""
     quotas = quotas or plan_quotas(plan)
     state = "on" if plan.spec.quota_preferences else "off (set quota_preferences: true to request them)"

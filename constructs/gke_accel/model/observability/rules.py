@@ -20,10 +20,8 @@ from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.names import LABEL_KEY, LABEL_VALUE
 from gke_accel.model.core.parse import suggest
 from gke_accel.model.core.secrets import mask_url, url_credentials
-from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.observability.alerts import ALERT_NAMES
 from gke_accel.model.observability.spec import BudgetSpec, MonitoringSpec
-from gke_accel.model.pools.node_pool import NodePoolPlan
 
 CHANNEL_NAME = re.compile(r"^[a-z][a-z0-9-]{0,39}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -196,13 +194,15 @@ def quota_contact(m: MonitoringSpec) -> str | None:
     return next((c.address for c in m.notification_channels if c.type == "email" and c.address), None)
 
 
-def check_observability(spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector) -> None:
-    """Add an issue for every mistake in ``spec.monitoring``, ``spec.budget`` and quota preferences."""
-    m = spec.monitoring
+def check_observability(
+    monitoring: MonitoringSpec, budget: BudgetSpec | None, *, quota_preferences: bool, issues: IssueCollector
+) -> None:
+    """Add an issue for every mistake in ``monitoring:``, ``budget:`` and quota preferences."""
+    m = monitoring
     defined = _check_monitoring(m, issues)
-    if spec.budget is not None:
-        _check_budget(spec.budget, m, defined, issues)
-    if spec.quota_preferences and quota_contact(m) is None:
+    if budget is not None:
+        _check_budget(budget, m, defined, issues)
+    if quota_preferences and quota_contact(m) is None:
         issues.bad(
             "quota_preferences",
             True,

@@ -17,11 +17,12 @@ use CEL optionals (``.?``, ``orValue``) and ``join`` from the Kubernetes CEL lib
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from gke_accel.model.environment.plan import EnvironmentPlan
-from gke_accel.model.platform.rules import team_namespace
-from gke_accel.model.queues.names import PRIORITY_LABEL, uses_kueue
+from gke_accel.model.platform.spec import PlatformSpec
+from gke_accel.model.teams.plan import TeamPlan
+from gke_accel.model.teams.queue import PRIORITY_LABEL
 
 Manifest = dict[str, Any]
 API = "admissionregistration.k8s.io/v1"
@@ -36,12 +37,30 @@ MATCHED = (
 )
 
 
-def allowed_classes(plan: EnvironmentPlan) -> dict[str, list[str]]:
+class _Spec(Protocol):
+    @property
+    def platform(self) -> PlatformSpec: ...
+
+
+class FencedPlan(Protocol):
+    """What ``priority_fence`` reads of an environment plan (``EnvironmentPlan`` has it)."""
+
+    @property
+    def spec(self) -> _Spec: ...
+
+    @property
+    def teams(self) -> Sequence[TeamPlan]: ...
+
+
+def team_classes(teams: Sequence[TeamPlan]) -> dict[str, list[str]]:
     """Team namespace -> the priority classes its workloads may use (all defined ones when the team
     lists none)."""
-    pcs = plan.spec.platform.priority_classes
-    every = [pcs.inference.name, pcs.training.name, pcs.batch.name]
-    return {team_namespace(t.name, t.namespace): list(t.priority_classes) or every for t in plan.spec.teams}
+    return {t.namespace: list(t.priority_classes) for t in teams}
+
+
+def allowed_classes(plan: FencedPlan) -> dict[str, list[str]]:
+    """``team_classes`` of an environment plan."""
+    return team_classes(plan.teams)
 
 
 def _cel_string(text: str) -> str:
@@ -118,12 +137,18 @@ def _validations() -> list[dict[str, str]]:
     ]
 
 
-def priority_fence(plan: EnvironmentPlan) -> list[Manifest]:
+def priority_fence(plan: FencedPlan) -> list[Manifest]:
+    """``fence_objects`` of an environment plan."""
+    return fence_objects(plan.teams, plan.spec.platform.priority_classes.training.name)
+
+
+def fence_objects(teams: Sequence[TeamPlan], default_class: str) -> list[Manifest]:
     """The policy and its binding, or nothing when the environment has no Kueue (the label then
-    means nothing and the pod classes are fenced by the ResourceQuota alone) or no team."""
-    if not uses_kueue(plan.spec) or not plan.spec.teams:
+    means nothing and the pod classes are fenced by the ResourceQuota alone) or no team.
+    ``default_class``: the global default PriorityClass (what a pod without one gets)."""
+    if not teams or any(t.queue is None for t in teams):
         return []
-    table = allowed_classes(plan)
+    table = team_classes(teams)
     # `scope: "*"` is the server's default, written out: resourceRules is a list kubectl replaces
     # whole, so a defaulted field in it would show as a change on every apply (docs/platform.md).
     rules = [
@@ -138,7 +163,7 @@ def priority_fence(plan: EnvironmentPlan) -> list[Manifest]:
         "spec": {
             "failurePolicy": "Fail",
             "matchConstraints": {"resourceRules": rules},
-            "variables": _variables(table, plan.spec.platform.priority_classes.training.name),
+            "variables": _variables(table, default_class),
             "validations": _validations(),
         },
     }

@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Protocol
 
 from gke_accel.catalog import load_catalog
 from gke_accel.model.core.errors import ConfigIssue, IssueCollector
 from gke_accel.model.core.names import DNS_LABEL
-from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.platform.capacity import capacity_rows
 from gke_accel.model.platform.driver_installer import installer_variants
 from gke_accel.model.platform.reserved import RESERVED_HELP, reserved_reason
+from gke_accel.model.platform.spec import PlatformSpec
 from gke_accel.model.pools.node_pool import NodePoolPlan
-from gke_accel.model.queues.names import uses_kueue
+from gke_accel.model.pools.spec import GpuPoolSpec
 from gke_accel.model.teams.accelerators import accelerator_key
 from gke_accel.model.teams.plan import team_namespace as team_namespace
 from gke_accel.model.teams.plan import team_service_account_id as team_service_account_id
+from gke_accel.model.teams.spec import TeamSpec
 
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$")
 BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
@@ -28,7 +30,38 @@ GSA_MAX = 30
 VAP_MINOR = 30  # ValidatingAdmissionPolicy v1 (GA) from Kubernetes 1.30
 
 
-def _check_priority_classes(spec: EnvironmentSpec, issues: IssueCollector) -> set[str]:
+class _Queues(Protocol):
+    @property
+    def enabled(self) -> bool: ...
+
+
+class PlatformConfig(Protocol):
+    """What the platform rules read of an environment's spec (``EnvironmentSpec`` has it): the
+    environment root passes the spec in; this package does not import it."""
+
+    @property
+    def environment(self) -> str: ...
+
+    @property
+    def project_id(self) -> str: ...
+
+    @property
+    def teams(self) -> Sequence[TeamSpec]: ...
+
+    @property
+    def platform(self) -> PlatformSpec: ...
+
+    @property
+    def gpu_pools(self) -> Sequence[GpuPoolSpec]: ...
+
+    @property
+    def strict_capacity(self) -> bool: ...
+
+    @property
+    def queues(self) -> _Queues | None: ...
+
+
+def _check_priority_classes(spec: PlatformConfig, issues: IssueCollector) -> set[str]:
     pcs = spec.platform.priority_classes
     roles = {"inference": pcs.inference, "training": pcs.training, "batch": pcs.batch}
     names: set[str] = set()
@@ -53,7 +86,7 @@ def _check_priority_classes(spec: EnvironmentSpec, issues: IssueCollector) -> se
     return names
 
 
-def _check_teams(spec: EnvironmentSpec, class_names: set[str], issues: IssueCollector) -> None:
+def _check_teams(spec: PlatformConfig, class_names: set[str], issues: IssueCollector) -> None:
     catalog = load_catalog()
     seen_names: set[str] = set()
     seen_namespaces: set[str] = set()
@@ -109,12 +142,16 @@ def _check_teams(spec: EnvironmentSpec, class_names: set[str], issues: IssueColl
                 )
 
 
-def checkpoint_bucket(spec: EnvironmentSpec) -> str:
+def _queues_on(spec: PlatformConfig) -> bool:
+    return spec.queues is not None and spec.queues.enabled
+
+
+def checkpoint_bucket(spec: PlatformConfig) -> str:
     """The environment's checkpoint bucket (teams use only ``<team>/`` in it)."""
     return spec.platform.checkpoints.bucket or f"{spec.project_id}-{spec.environment}-checkpoints"
 
 
-def _check_checkpoints(spec: EnvironmentSpec, issues: IssueCollector) -> None:
+def _check_checkpoints(spec: PlatformConfig, issues: IssueCollector) -> None:
     cp = spec.platform.checkpoints
     bucket = checkpoint_bucket(spec)
     # Cloud Storage also refuses names that read as an IPv4 address; the google provider does not check it.
@@ -135,7 +172,7 @@ def _check_checkpoints(spec: EnvironmentSpec, issues: IssueCollector) -> None:
         )
 
 
-def _check_capacity(spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector) -> list[str]:
+def _check_capacity(spec: PlatformConfig, pools: Sequence[NodePoolPlan], issues: IssueCollector) -> list[str]:
     catalog = load_catalog()
     rows = {(r.resource, r.accelerator): r for r in capacity_rows(pools, spec.teams, catalog)}
     provided = sorted(a for (_, a), r in rows.items() if r.chips_max > 0)
@@ -172,7 +209,7 @@ def _check_capacity(spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues
 
 
 def check_platform(
-    spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool = True
+    spec: PlatformConfig, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool = True
 ) -> list[str]:
     """Add an issue for every mistake in teams, priority classes, checkpoints and the driver
     installer; return the warnings (team quotas over-committing pool capacity). When a pool had a
@@ -184,7 +221,11 @@ def check_platform(
             "is not a supported Kubernetes minor version",
             "1.25 to 1.39, e.g. 1.33",
         )
-    elif uses_kueue(spec) and int(spec.platform.kubernetes_version.split(".")[1]) < VAP_MINOR:
+    elif (
+        spec.queues is not None
+        and spec.queues.enabled
+        and int(spec.platform.kubernetes_version.split(".")[1]) < VAP_MINOR
+    ):
         issues.bad(
             "platform.kubernetes_version",
             spec.platform.kubernetes_version,

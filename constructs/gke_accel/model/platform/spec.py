@@ -39,6 +39,7 @@ class PlatformSpec:
     checkpoints: CheckpointSpec = field(default_factory=CheckpointSpec)
     driver_installer: DriverInstallerSpec = field(default_factory=DriverInstallerSpec)
 
+
 __all__ = [
     "CheckpointSpec",
     "DriverInstallerSpec",

@@ -1,18 +1,45 @@
-"""The queue plan of a validated environment plan."""
+"""The queue plan of a validated environment plan (the environment root also keeps it in
+``EnvironmentPlan.queues``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 from gke_accel.catalog import Catalog
-from gke_accel.model.environment.plan import EnvironmentPlan
+from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.queues.install import jobset_reasons
 from gke_accel.model.queues.plan import QueuePlan, plan_queues
+from gke_accel.model.queues.spec import QueuesSpec
+from gke_accel.model.teams.spec import TeamSpec
 
 
-def queue_plan_of(env: EnvironmentPlan, catalog: Catalog | None = None) -> QueuePlan | None:
+class _Spec(Protocol):
+    @property
+    def teams(self) -> Sequence[TeamSpec]: ...
+
+    @property
+    def queues(self) -> QueuesSpec | None: ...
+
+
+class QueuedPlan(Protocol):
+    """What these functions read of an environment plan (``EnvironmentPlan`` has it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def spec(self) -> _Spec: ...
+
+    @property
+    def pools(self) -> Sequence[NodePoolPlan]: ...
+
+
+def queue_plan_of(env: QueuedPlan, catalog: Catalog | None = None) -> QueuePlan | None:
     """None when the environment has no ``queues:``."""
     return plan_queues(env.name, env.spec.teams, env.spec.queues, env.pools, catalog)
 
 
-def jobset_reasons_of(env: EnvironmentPlan, catalog: Catalog | None = None) -> tuple[str, ...]:
+def jobset_reasons_of(env: QueuedPlan, catalog: Catalog | None = None) -> tuple[str, ...]:
     """Why ``env`` installs JobSet (empty: it does not); see ``install.jobset_reasons``."""
     return jobset_reasons(env.pools, queue_plan_of(env, catalog))

@@ -4,16 +4,18 @@ the field, the bad value and what is valid."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from gke_accel.catalog import load_catalog
 from gke_accel.model.core.errors import ConfigIssue, IssueCollector
 from gke_accel.model.core.names import DNS_LABEL
-from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
 from gke_accel.model.queues.flavors import plan_flavors
 from gke_accel.model.queues.plan import flavors_of, split_nominal
 from gke_accel.model.queues.spec import QueuesSpec
 from gke_accel.model.teams.accelerators import accelerator_key
+from gke_accel.model.teams.spec import TeamSpec
 
 # Queued provisioning: jobs get their nodes through a ProvisioningRequest, which Kueue creates. Flex-start
 # without queued provisioning needs neither Kueue nor a ProvisioningRequest: the cluster autoscaler
@@ -21,7 +23,21 @@ from gke_accel.model.teams.accelerators import accelerator_key
 NEEDS_KUEUE = ("queued",)
 
 
-def _check_pools_need_kueue(spec: EnvironmentSpec, issues: IssueCollector) -> None:
+class QueuedConfig(Protocol):
+    """What the queue rules read of an environment's spec besides ``queues:`` (``EnvironmentSpec``
+    has it; the environment root passes it in)."""
+
+    @property
+    def teams(self) -> Sequence[TeamSpec]: ...
+
+    @property
+    def tpu_pools(self) -> Sequence[TpuPoolSpec]: ...
+
+    @property
+    def gpu_pools(self) -> Sequence[GpuPoolSpec]: ...
+
+
+def _check_pools_need_kueue(spec: QueuedConfig, issues: IssueCollector) -> None:
     types = [("tpu_pools", i, p.consumption.type) for i, p in enumerate(spec.tpu_pools)]
     types += [("gpu_pools", i, p.consumption.type) for i, p in enumerate(spec.gpu_pools)]
     for kind, i, consumption in types:
@@ -36,7 +52,7 @@ def _check_pools_need_kueue(spec: EnvironmentSpec, issues: IssueCollector) -> No
 
 
 def check_queues(
-    spec: EnvironmentSpec, queues: QueuesSpec | None, pools: Sequence[NodePoolPlan], issues: IssueCollector
+    spec: QueuedConfig, queues: QueuesSpec | None, pools: Sequence[NodePoolPlan], issues: IssueCollector
 ) -> None:
     """Add an issue for every mistake in ``queues:`` and for pools that need Kueue without it."""
     if queues is None or not queues.enabled:

@@ -6,11 +6,37 @@ from __future__ import annotations
 import ipaddress
 import posixpath
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from gke_accel.model.core.errors import ConfigIssue, IssueCollector
-from gke_accel.model.environment.spec import EnvironmentSpec
+from gke_accel.model.security.spec import BinaryAuthorizationSpec, SecretsEncryptionSpec
+
+
+class _Network(Protocol):
+    @property
+    def cidr(self) -> str: ...
+
+
+class GuardedCluster(Protocol):
+    """What the guard rails read of ``cluster:`` (``ClusterSpec`` has it; the cluster package
+    imports this one's config shapes, so this one names only the fields it checks)."""
+
+    @property
+    def master_authorized_networks(self) -> Sequence[_Network]: ...
+
+    @property
+    def deletion_protection(self) -> bool: ...
+
+    @property
+    def deletion_protection_reason(self) -> str | None: ...
+
+    @property
+    def secrets_encryption(self) -> SecretsEncryptionSpec: ...
+
+    @property
+    def binary_authorization(self) -> BinaryAuthorizationSpec: ...
+
 
 KMS_KEY = re.compile(
     r"^projects/(?P<project>[a-z][a-z0-9-]{4,28}[a-z0-9])/locations/(?P<location>[a-z0-9-]+)"
@@ -66,11 +92,11 @@ def _whole(version: int) -> int:
     return _public_addresses([ipaddress.ip_network("0.0.0.0/0" if version == 4 else "::/0")], version)
 
 
-def _check_authorized_networks(spec: EnvironmentSpec, issues: IssueCollector) -> None:
+def _check_authorized_networks(cluster: GuardedCluster, production: bool, issues: IssueCollector) -> None:
     """No range, and no set of ranges, opens the control plane to the internet: public ranges together
     stay within ``PUBLIC_BOUND``; in production every range is private."""
     nets: list[tuple[str, _Net]] = []
-    for i, entry in enumerate(spec.cluster.master_authorized_networks):
+    for i, entry in enumerate(cluster.master_authorized_networks):
         try:
             nets.append(
                 (f"cluster.master_authorized_networks[{i}].cidr", ipaddress.ip_network(entry.cidr, strict=True))
@@ -96,7 +122,7 @@ def _check_authorized_networks(spec: EnvironmentSpec, issues: IssueCollector) ->
             )
             continue
         for path, net in public:
-            if spec.production:
+            if production:
                 issues.bad(
                     path,
                     str(net),
@@ -106,7 +132,7 @@ def _check_authorized_networks(spec: EnvironmentSpec, issues: IssueCollector) ->
             elif _public_addresses([net], version) > bound:
                 issues.bad(path, str(net), f"is a public range wider than /{PUBLIC_BOUND[version]}", _ALLOWED_NETWORKS)
         total = _public_addresses([n for _, n in public], version)
-        if not spec.production and len(public) > 1 and total > bound:
+        if not production and len(public) > 1 and total > bound:
             issues.bad(
                 "cluster.master_authorized_networks",
                 [str(n) for _, n in public],
@@ -115,8 +141,7 @@ def _check_authorized_networks(spec: EnvironmentSpec, issues: IssueCollector) ->
             )
 
 
-def _check_deletion_protection(spec: EnvironmentSpec, issues: IssueCollector) -> None:
-    c = spec.cluster
+def _check_deletion_protection(c: GuardedCluster, production: bool, issues: IssueCollector) -> None:
     reason = (c.deletion_protection_reason or "").strip()
     if c.deletion_protection_reason is not None and c.deletion_protection:
         issues.bad(
@@ -125,7 +150,7 @@ def _check_deletion_protection(spec: EnvironmentSpec, issues: IssueCollector) ->
             "is only used to turn deletion protection off",
             "leave it out, or set deletion_protection: false",
         )
-    if spec.production and not c.deletion_protection and len(reason) < MIN_REASON:
+    if production and not c.deletion_protection and len(reason) < MIN_REASON:
         issues.bad(
             "cluster.deletion_protection",
             False,
@@ -134,8 +159,7 @@ def _check_deletion_protection(spec: EnvironmentSpec, issues: IssueCollector) ->
         )
 
 
-def _check_secrets_encryption(spec: EnvironmentSpec, issues: IssueCollector) -> None:
-    se = spec.cluster.secrets_encryption
+def _check_secrets_encryption(se: SecretsEncryptionSpec, production: bool, region: str, issues: IssueCollector) -> None:
     path = "cluster.secrets_encryption"
     if se.mode == "key":
         match = KMS_KEY.match(se.key or "")
@@ -146,25 +170,24 @@ def _check_secrets_encryption(spec: EnvironmentSpec, issues: IssueCollector) -> 
                 "is not a Cloud KMS key name",
                 "projects/P/locations/REGION/keyRings/R/cryptoKeys/K",
             )
-        elif match["location"] != spec.region:
+        elif match["location"] != region:
             issues.bad(
                 f"{path}.key",
                 se.key,
                 f"is in {match['location']}; GKE needs the key in the cluster's region",
-                spec.region,
+                region,
             )
     elif se.key is not None:
         issues.bad(f"{path}.key", se.key, "is only used with mode: key", "leave it out, or mode: key")
     if not 1 <= se.rotation_days <= MAX_ROTATION_DAYS:
         issues.bad(f"{path}.rotation_days", se.rotation_days, "is out of range", f"1 to {MAX_ROTATION_DAYS}")
-    if spec.production and se.mode == "off":
+    if production and se.mode == "off":
         issues.bad(f"{path}.mode", "off", "is not allowed in a production environment", ["create", "key"])
 
 
-def _check_binary_authorization(spec: EnvironmentSpec, issues: IssueCollector) -> None:
-    ba = spec.cluster.binary_authorization
+def _check_binary_authorization(ba: BinaryAuthorizationSpec, production: bool, issues: IssueCollector) -> None:
     path = "cluster.binary_authorization"
-    if spec.production and ba.mode in (None, "disabled"):
+    if production and ba.mode in (None, "disabled"):
         issues.bad(
             f"{path}.mode",
             ba.mode,
@@ -183,16 +206,19 @@ def _check_binary_authorization(spec: EnvironmentSpec, issues: IssueCollector) -
             )
 
 
-def check_security(spec: EnvironmentSpec, issues: IssueCollector) -> None:
-    """Add an issue for every guard-rail violation of one environment."""
-    _check_authorized_networks(spec, issues)
-    _check_deletion_protection(spec, issues)
-    _check_secrets_encryption(spec, issues)
-    _check_binary_authorization(spec, issues)
-    if spec.production and spec.backend.type != "gcs":
+def check_security(
+    cluster: GuardedCluster, *, production: bool, region: str, backend_type: str, issues: IssueCollector
+) -> None:
+    """Add an issue for every guard-rail violation of one environment: its cluster's settings,
+    whether it is production, its region and where its Terraform state lives."""
+    _check_authorized_networks(cluster, production, issues)
+    _check_deletion_protection(cluster, production, issues)
+    _check_secrets_encryption(cluster.secrets_encryption, production, region, issues)
+    _check_binary_authorization(cluster.binary_authorization, production, issues)
+    if production and backend_type != "gcs":
         issues.bad(
             "backend.type",
-            spec.backend.type,
+            backend_type,
             "keeps the state of a production environment on one machine",
             "gcs (a versioned bucket with restricted access; see docs/security.md)",
         )
