@@ -11,7 +11,6 @@ from gke_accel.cdk.cluster import GkeCluster
 from gke_accel.cdk.dashboard import accelerator_dashboard
 from gke_accel.cdk.quota_preferences import QuotaPreferences
 from gke_accel.model.environment.plan import EnvironmentPlan
-from gke_accel.model.observability.alerts import plan_alerts
 from gke_accel.model.observability.rules import quota_contact
 
 
@@ -25,7 +24,7 @@ class Observability(Construct):
         self.channels = NotificationChannels(self, "channels", plan=plan, labels=labels)
         self.alerts = [
             alert_policy(self, alert, project=spec.project_id, channels=self.channels.names, labels=labels)
-            for alert in plan_alerts(plan)
+            for alert in plan.alerts
         ]
         self.dashboard = accelerator_dashboard(self, "dashboard", plan=plan) if m.enabled and m.dashboard else None
         self.quota_preferences = None

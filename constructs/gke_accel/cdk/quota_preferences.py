@@ -7,14 +7,14 @@ from __future__ import annotations
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import CloudQuotasQuotaPreference, CloudQuotasQuotaPreferenceQuotaConfig
 from gke_accel.model.environment.plan import EnvironmentPlan
-from gke_accel.model.observability.quotas import SERVICE, plan_quotas
+from gke_accel.model.observability.quotas import SERVICE
 
 
 class QuotaPreferences(Construct):
     def __init__(self, scope: Construct, id: str, *, plan: EnvironmentPlan, contact_email: str) -> None:
         super().__init__(scope, id)
         self.preferences: list[CloudQuotasQuotaPreference] = []
-        for need in plan_quotas(plan).emitted:
+        for need in plan.quotas.emitted:
             assert need.quota is not None
             pools = ", ".join(f"{name} ({nodes} x {chips})" for name, nodes, chips, _ in need.pools)
             self.preferences.append(

@@ -16,7 +16,6 @@ from gke_accel.model.platform.capacity import capacity_rows
 from gke_accel.model.platform.fences import priority_fence
 from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.queues.manifests import queue_manifests
-from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.output_dir import claimed_output_dir, staged_output
 
 
@@ -68,7 +67,7 @@ def environment_manifests(plan: EnvironmentPlan) -> list[dict[str, object]]:
     """The platform's objects in apply order, then the Kueue objects (they need Kueue and JobSet
     installed first: docs/queues.md)."""
     manifests = sorted(platform_manifests(plan) + priority_fence(plan), key=apply_stage)
-    queues = queue_plan_of(plan)
+    queues = plan.queues
     if queues is not None:
         manifests += sorted(queue_manifests(queues, plan.spec.platform.priority_classes), key=apply_stage)
     return manifests

@@ -6,7 +6,6 @@ from __future__ import annotations
 from gke_accel.cli.tables import render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.queues.install import JOBSET, KUEUE
-from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan
 
 SHORT = {"google.com/tpu": "tpu", "nvidia.com/gpu": "gpu"}
@@ -37,7 +36,7 @@ def queue_rows(plan: QueuePlan) -> list[list[object]]:
 
 def synth_section(plan: EnvironmentPlan) -> str:
     """Text printed by ``gke-accel synth`` for one environment ("" without Kueue)."""
-    queues = queue_plan_of(plan)
+    queues = plan.queues
     if queues is None:
         return ""
     title = f"  queues (Kueue {KUEUE.version}, JobSet {JOBSET.version}; cohort {queues.cohort}):"

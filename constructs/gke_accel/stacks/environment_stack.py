@@ -15,7 +15,6 @@ from gke_accel.model import EnvironmentPlan
 from gke_accel.model.cluster.controllers import controller_placement
 from gke_accel.model.environment.deploy_needs import required_services
 from gke_accel.model.queues.install import jobset_reasons
-from gke_accel.model.queues.of_environment import queue_plan_of
 
 # Local state (backend type local) lives beside the synth output, never inside it, so regenerating or
 # cleaning cdktf.out cannot lose it: the stack runs in <outdir>/stacks/<env>/, the state file is
@@ -57,7 +56,7 @@ class EnvironmentStack(TerraformStack):
         self.tpu_pools = [TpuSlicePool(self, f"tpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.tpu_pools]
         self.gpu_pools = [GpuNodePool(self, f"gpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.gpu_pools]
         self.platform = InClusterPlatform(self, "platform", plan=plan, cluster=self.cluster)
-        queues = queue_plan_of(plan)
+        queues = plan.queues
         jobset = bool(jobset_reasons(plan.pools, queues))  # multi-host slices, multi-node GPU pools, Kueue
         self.queues = (
             QueueControllers(

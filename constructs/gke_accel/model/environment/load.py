@@ -16,18 +16,15 @@ from gke_accel.model.core.parse import parse_dataclass
 from gke_accel.model.core.show import show
 from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file, parse_config_text
 from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, EnvironmentPlan
+from gke_accel.model.environment.registry import check_all, plan_all
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.environment.versions import check_min_versions
-from gke_accel.model.observability.rules import check_observability
-from gke_accel.model.platform.rules import check_platform
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.tpu_pool import plan_tpu_pool
-from gke_accel.model.queues.plan import plan_queues
-from gke_accel.model.queues.rules import check_queues
 from gke_accel.model.queues.shares import team_shares
-from gke_accel.model.security.rules import check_security, prefix_problem
-from gke_accel.model.teams.plan import plan_teams
+from gke_accel.model.security.rules import prefix_problem
+from gke_accel.model.teams.plan import plan_teams, with_queues
 
 BUCKET_NAME = re.compile(r"[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]")
 PROJECT_NUMBER = re.compile(r"[1-9][0-9]{5,18}")
@@ -116,16 +113,7 @@ def plan_environment(
         failed += len(issues.issues) > before
     _check_cluster_size(cluster, pools, issues)
     check_min_versions(spec.cluster.min_master_version, (t.generation for t in spec.tpu_pools), catalog, issues)
-    warnings = check_platform(spec, pools, issues, pools_complete=not failed)
-    check_security(
-        spec.cluster,
-        production=spec.production,
-        region=spec.region,
-        backend_type=spec.backend.type,
-        issues=issues,
-    )
-    check_observability(spec.monitoring, spec.budget, quota_preferences=spec.quota_preferences, issues=issues)
-    check_queues(spec, spec.queues, pools, issues)
+    warnings = check_all(spec, pools, issues, pools_complete=not failed)
     seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
     declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]
     declared += [(f"gpu_pools[{i}].name", p.name) for i, p in enumerate(spec.gpu_pools)]
@@ -137,7 +125,6 @@ def plan_environment(
             "tpu_pools", name, "is a derived slice pool name that clashes with another pool", "unique pool names"
         )
     issues.raise_if_any(source)
-    queues = plan_queues(spec.environment, spec.teams, spec.queues, pools, catalog)
     teams = plan_teams(
         spec.teams,
         environment=spec.environment,
@@ -145,9 +132,10 @@ def plan_environment(
         kubernetes_version=spec.platform.kubernetes_version,
         classes=spec.platform.priority_classes,
         checkpoints=spec.platform.checkpoints.enabled,
-        queues=team_shares(queues),
         catalog=catalog,
     )
+    planned = plan_all(spec, pools, teams, catalog)
+    teams = with_queues(teams, team_shares(planned.queues), catalog)  # quotas follow the queue shares
     return EnvironmentPlan(
         spec=spec,
         cluster=cluster,
@@ -155,7 +143,9 @@ def plan_environment(
         source=source,
         warnings=(*issues.warnings, *warnings),
         teams=teams,
-        queues=queues,
+        queues=planned.queues,
+        alerts=planned.alerts,
+        quotas=planned.quotas,
     )
 
 

@@ -1,12 +1,15 @@
-"""A validated environment: the spec plus everything derived from it (no rules here, so every
-capability may import it without a cycle)."""
+"""A validated environment: the spec plus everything derived from it: the cluster, the pools, every
+team's plan and what each registered capability planned. Capabilities never take it (they take the
+spec, the pools and the teams: ``registry.py``); the constructs, the CLI and the workload tools do."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gke_accel.model.cluster.plan import ClusterPlan
 from gke_accel.model.environment.spec import EnvironmentSpec
+from gke_accel.model.observability.alert_shapes import AlertPlan
+from gke_accel.model.observability.quotas import QuotaPlan
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.queues.plan import QueuePlan
 from gke_accel.model.teams.plan import TeamPlan
@@ -24,7 +27,10 @@ class EnvironmentPlan:
     source: str = ""
     warnings: tuple[str, ...] = ()  # e.g. team quotas over-committing pool capacity
     teams: tuple[TeamPlan, ...] = ()  # everything each team owns (model/teams)
+    # what the capabilities planned (model/environment/registry.py)
     queues: QueuePlan | None = None  # the Kueue objects; None without ``queues:`` (model/queues)
+    alerts: tuple[AlertPlan, ...] = ()  # the alert policies that apply (model/observability)
+    quotas: QuotaPlan = field(default_factory=QuotaPlan)  # the accelerator quotas the pools need (observability)
 
     @property
     def name(self) -> str:

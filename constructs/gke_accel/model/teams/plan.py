@@ -10,7 +10,7 @@ classes it may use, and its queue (the LocalQueue and its share of the cohort, w
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gke_accel.catalog import Catalog, load_catalog
@@ -62,7 +62,7 @@ class TeamPlan:
     google_group: str  # bound to the team Role
     service_account: str  # the Kubernetes service account its workloads run as
     gcp_service_account: str  # the Google service account behind it (Workload Identity)
-    checkpoint_prefix: str  # the only part of the checkpoint bucket it may read and write
+    checkpoint_prefix: str | None  # the only part of the checkpoint bucket it may use; None: no bucket
     queue: TeamQueueShare | None = None  # its LocalQueue and share of the cohort; None without queues
     labels: dict[str, str] = field(default_factory=dict)  # of its namespace, besides Pod Security
 
@@ -132,7 +132,7 @@ def plan_team(
         google_group=team.google_group,
         service_account=WORKLOAD_KSA,
         gcp_service_account=gsa,
-        checkpoint_prefix=f"{team.name}/",
+        checkpoint_prefix=f"{team.name}/" if checkpoints else None,
         queue=queue,
         labels={"team": team.name},
     )
@@ -164,3 +164,18 @@ def plan_teams(
         )
         for t in teams
     )
+
+
+def with_queues(
+    teams: Sequence[TeamPlan], shares: Mapping[str, TeamQueueShare] | None, catalog: Catalog | None = None
+) -> tuple[TeamPlan, ...]:
+    """The teams with their queue shares (from ``model/queues``), their quota ceilings following."""
+    if shares is None:
+        return tuple(teams)
+    catalog = catalog or load_catalog()
+    out = []
+    for team in teams:
+        queue = shares.get(team.name)
+        quota = _quota(team.spec, queue, team.checkpoint_prefix is not None, catalog)
+        out.append(replace(team, queue=queue, quota=quota))
+    return tuple(out)

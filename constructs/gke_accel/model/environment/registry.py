@@ -1,0 +1,148 @@
+"""The capability registry: every capability the environment root checks and plans, each behind the
+same small interface (as Kueue registers its job integrations), in one list.
+
+A capability gets the environment's spec, the derived pools and the teams, never the environment's
+plan: the root (``load.py``) runs every ``check`` (all issues at once, in this order), then every
+``plan``, and keeps the results in ``EnvironmentPlan``. Each entry adapts the root's spec to its
+capability's own functions, so the capability packages do not import this one
+(``tests/model/test_import_graph.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import Protocol
+
+from gke_accel.catalog import Catalog
+from gke_accel.model.core.errors import IssueCollector
+from gke_accel.model.environment.spec import EnvironmentSpec
+from gke_accel.model.observability.alerts import AlertPlan, alerts_for
+from gke_accel.model.observability.quotas import QuotaPlan, quotas_for
+from gke_accel.model.observability.rules import check_observability
+from gke_accel.model.observability.site import Site
+from gke_accel.model.platform.rules import check_platform
+from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.queues.plan import QueuePlan, plan_queues
+from gke_accel.model.queues.rules import check_queues
+from gke_accel.model.security.rules import check_security
+from gke_accel.model.teams.plan import TeamPlan
+
+
+@dataclass(frozen=True)
+class Planned:
+    """What capabilities contribute to ``EnvironmentPlan``; each field is one capability's."""
+
+    queues: QueuePlan | None = None
+    alerts: tuple[AlertPlan, ...] = ()
+    quotas: QuotaPlan = field(default_factory=QuotaPlan)
+
+
+class Capability(Protocol):
+    name: str
+
+    def check(
+        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool
+    ) -> tuple[str, ...]:
+        """Add an issue for every mistake in the capability's part of ``spec``; return its warnings.
+        ``pools_complete``: no pool had a mistake (cross-checks over all pools are meaningful)."""
+        ...
+
+    def plan(
+        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+    ) -> Planned:
+        """What the capability derives from a valid spec (``Planned()`` for nothing)."""
+        ...
+
+
+def site(spec: EnvironmentSpec) -> Site:
+    return Site(spec.environment, spec.project_id, spec.region, spec.cluster.name, spec.cluster.location)
+
+
+class _Platform:
+    name = "platform"  # teams, quotas, priority classes, checkpoints, driver installer
+
+    def check(
+        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool
+    ) -> tuple[str, ...]:
+        return tuple(check_platform(spec, pools, issues, pools_complete=pools_complete))
+
+    def plan(
+        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+    ) -> Planned:
+        return Planned()  # its objects are the teams' and platform_manifests', rendered on demand
+
+
+class _Security:
+    name = "security"
+
+    def check(
+        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool
+    ) -> tuple[str, ...]:
+        check_security(
+            spec.cluster, production=spec.production, region=spec.region, backend_type=spec.backend.type, issues=issues
+        )
+        return ()
+
+    def plan(
+        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+    ) -> Planned:
+        return Planned()
+
+
+class _Observability:
+    name = "observability"
+
+    def check(
+        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool
+    ) -> tuple[str, ...]:
+        check_observability(spec.monitoring, spec.budget, quota_preferences=spec.quota_preferences, issues=issues)
+        return ()
+
+    def plan(
+        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+    ) -> Planned:
+        return Planned(alerts=alerts_for(site(spec), spec.monitoring, pools), quotas=quotas_for(spec.region, pools))
+
+
+class _Queues:
+    name = "queues"
+
+    def check(
+        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool
+    ) -> tuple[str, ...]:
+        check_queues(spec, spec.queues, pools, issues)
+        return ()
+
+    def plan(
+        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+    ) -> Planned:
+        return Planned(queues=plan_queues(spec.environment, [t.spec for t in teams], spec.queues, pools, catalog))
+
+
+CAPABILITIES: tuple[Capability, ...] = (_Platform(), _Security(), _Observability(), _Queues())
+
+
+def check_all(
+    spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool
+) -> tuple[str, ...]:
+    """Every capability's check, in registry order; their warnings."""
+    return tuple(w for c in CAPABILITIES for w in c.check(spec, pools, issues, pools_complete=pools_complete))
+
+
+def plan_all(
+    spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+) -> Planned:
+    """Every capability's plan, merged (a field set by two capabilities is a programming error)."""
+    merged, empty = Planned(), Planned()
+    owner: dict[str, str] = {}
+    for capability in CAPABILITIES:
+        part = capability.plan(spec, pools, teams, catalog)
+        changed = {
+            f.name: getattr(part, f.name) for f in fields(Planned) if getattr(part, f.name) != getattr(empty, f.name)
+        }
+        for key in changed:
+            assert key not in owner, f"{key} planned by both {owner[key]} and {capability.name}"
+            owner[key] = capability.name
+        merged = replace(merged, **changed)
+    return merged
