@@ -160,3 +160,16 @@ def test_type_checking_and_function_imports_count(tmp_path: Path) -> None:
     graph = package_graph(fake)
     assert graph == {"alerts": {"env"}, "env": {"alerts"}}
     assert find_cycles(graph) == [["alerts", "env", "alerts"]]
+
+
+def test_capabilities_never_import_the_environment_root() -> None:
+    graph = package_graph()
+    capabilities = {"cluster", "core", "observability", "platform", "pools", "queues", "security", "teams"}
+    assert {p for p in capabilities if "environment" in graph.get(p, set())} == set()
+
+
+def test_platform_and_queues_read_teams_not_each_other() -> None:
+    graph = package_graph()
+    assert "queues" not in graph["platform"] and "platform" not in graph["queues"]
+    assert "teams" in graph["platform"] and "teams" in graph["queues"]
+    assert not graph["teams"] & {"platform", "queues", "environment"}

@@ -9,7 +9,7 @@ from gke_accel.model.core.errors import ConfigError, ConfigIssue
 from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file
 from gke_accel.model.environment.load import load_environment
 from gke_accel.model.environment.plan import EnvironmentPlan
-from gke_accel.model.security.rules import shared_backends, shared_clusters
+from gke_accel.model.security.state import shared_backends, shared_clusters
 
 
 def environment_files(config_dir: Path) -> dict[str, Path]:

@@ -23,7 +23,7 @@ from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 from gke_accel.model.queues.shares import team_shares
-from gke_accel.model.security.rules import prefix_problem
+from gke_accel.model.security.state import prefix_problem
 from gke_accel.model.teams.plan import plan_teams, with_queues
 
 BUCKET_NAME = re.compile(r"[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]")

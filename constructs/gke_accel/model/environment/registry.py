@@ -14,15 +14,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Protocol
 
-from gke_accel.catalog import Catalog
+from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.observability.alerts import AlertPlan, alerts_for
 from gke_accel.model.observability.quotas import QuotaPlan, quotas_for
 from gke_accel.model.observability.rules import check_observability
 from gke_accel.model.observability.site import Site
+from gke_accel.model.platform.reserved import platform_namespaces
 from gke_accel.model.platform.rules import check_platform
 from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.queues.install import controller_namespaces
 from gke_accel.model.queues.plan import QueuePlan, plan_queues
 from gke_accel.model.queues.rules import check_queues
 from gke_accel.model.security.rules import check_security
@@ -65,7 +67,9 @@ class _Platform:
     def check(
         self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool
     ) -> tuple[str, ...]:
-        return tuple(check_platform(spec, pools, issues, pools_complete=pools_complete))
+        # the namespaces every capability's controllers run in: no team may own one
+        controllers = {**controller_namespaces(), **platform_namespaces(load_catalog())}
+        return tuple(check_platform(spec, pools, issues, controllers=controllers, pools_complete=pools_complete))
 
     def plan(
         self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog

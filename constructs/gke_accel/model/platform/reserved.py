@@ -7,8 +7,9 @@ and read its secrets, and the team's default-deny policy would cut the controlle
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from gke_accel.catalog import Catalog
-from gke_accel.model.queues.install import JOBSET, KUEUE
 
 # Kubernetes' own: https://kubernetes.io/docs/concepts/overview/working-with-objects/namespaces/
 # ("default", "kube-node-lease", "kube-public", "kube-system"; avoid the kube- prefix).
@@ -24,16 +25,15 @@ RESERVED_HELP = "a namespace of the team's own: not default, kube-*, gke-*, gmp-
 
 
 def platform_namespaces(catalog: Catalog) -> dict[str, str]:
-    """Namespace -> what this package installs there."""
-    return {
-        KUEUE.namespace: f"the Kueue controller ({KUEUE.chart} {KUEUE.version}) runs there",
-        JOBSET.namespace: f"the JobSet controller ({JOBSET.chart} {JOBSET.version}) runs there",
-        catalog.driver_installer.namespace: "the NVIDIA driver installer DaemonSet runs there",
-    }
+    """Namespace -> what the platform itself installs there (the driver installer); the other
+    capabilities' controllers are theirs to name (``queues/install.py``), and the environment
+    root hands all of them to the rules (``environment/registry.py``)."""
+    return {catalog.driver_installer.namespace: "the NVIDIA driver installer DaemonSet runs there"}
 
 
-def reserved_reason(namespace: str, catalog: Catalog) -> str | None:
-    """Why ``namespace`` may not be a team's, or None when it may."""
+def reserved_reason(namespace: str, controllers: Mapping[str, str]) -> str | None:
+    """Why ``namespace`` may not be a team's, or None when it may. ``controllers``: namespace ->
+    which controller this package installs there."""
     reasons = []
     if namespace in KUBERNETES or namespace.startswith(KUBERNETES_PREFIXES):
         reasons.append("Kubernetes reserves it for its own objects")
@@ -41,7 +41,7 @@ def reserved_reason(namespace: str, catalog: Catalog) -> str | None:
         reasons.append("GKE reserves gke-* and gmp-* for its managed components (controllers, managed Prometheus)")
     if namespace in GKE_ADD_ONS:
         reasons.append("a GKE add-on (service mesh, Config Sync, Policy Controller, Config Connector) runs there")
-    ours = platform_namespaces(catalog).get(namespace)
+    ours = controllers.get(namespace)
     if ours:
         reasons.append(ours)
     return "; ".join(reasons) or None

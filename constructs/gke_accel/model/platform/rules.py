@@ -4,7 +4,7 @@ capacity check of team quotas against what the pools provide."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from gke_accel.catalog import load_catalog
@@ -86,7 +86,9 @@ def _check_priority_classes(spec: PlatformConfig, issues: IssueCollector) -> set
     return names
 
 
-def _check_teams(spec: PlatformConfig, class_names: set[str], issues: IssueCollector) -> None:
+def _check_teams(
+    spec: PlatformConfig, class_names: set[str], controllers: Mapping[str, str], issues: IssueCollector
+) -> None:
     catalog = load_catalog()
     seen_names: set[str] = set()
     seen_namespaces: set[str] = set()
@@ -106,7 +108,7 @@ def _check_teams(spec: PlatformConfig, class_names: set[str], issues: IssueColle
             issues.bad(f"{path}.name", team.name, "is used by another team", "unique team names")
         seen_names.add(team.name)
         namespace = team_namespace(team.name, team.namespace)
-        reserved = reserved_reason(namespace, catalog)
+        reserved = reserved_reason(namespace, controllers)
         if not DNS_LABEL.fullmatch(namespace):
             issues.bad(f"{path}.namespace", namespace, "is not a DNS-1123 label", "lowercase letters, digits and '-'")
         elif reserved:
@@ -209,11 +211,17 @@ def _check_capacity(spec: PlatformConfig, pools: Sequence[NodePoolPlan], issues:
 
 
 def check_platform(
-    spec: PlatformConfig, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool = True
+    spec: PlatformConfig,
+    pools: Sequence[NodePoolPlan],
+    issues: IssueCollector,
+    *,
+    controllers: Mapping[str, str],
+    pools_complete: bool = True,
 ) -> list[str]:
     """Add an issue for every mistake in teams, priority classes, checkpoints and the driver
     installer; return the warnings (team quotas over-committing pool capacity). When a pool had a
-    mistake (``pools_complete`` false), quotas are not compared with capacity: no follow-on errors."""
+    mistake (``pools_complete`` false), quotas are not compared with capacity: no follow-on errors.
+    ``controllers``: namespace -> the controller installed there (no team may own it)."""
     if not K8S_MINOR.fullmatch(spec.platform.kubernetes_version):
         issues.bad(
             "platform.kubernetes_version",
@@ -234,7 +242,7 @@ def check_platform(
             "1.30 or later",
         )
     class_names = _check_priority_classes(spec, issues)
-    _check_teams(spec, class_names, issues)
+    _check_teams(spec, class_names, controllers, issues)
     _check_checkpoints(spec, issues)
     variants = installer_variants(spec.gpu_pools)
     if len(variants) > 1 and not spec.platform.driver_installer.multiple_variants:

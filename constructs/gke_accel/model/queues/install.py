@@ -39,6 +39,14 @@ JOBSET = Release(
 )
 
 
+def controller_namespaces() -> dict[str, str]:
+    """Namespace -> which queue controller runs there (no team may own these namespaces)."""
+    return {
+        KUEUE.namespace: f"the Kueue controller ({KUEUE.chart} {KUEUE.version}) runs there",
+        JOBSET.namespace: f"the JobSet controller ({JOBSET.chart} {JOBSET.version}) runs there",
+    }
+
+
 def jobset_reasons(pools: Sequence[NodePoolPlan], queues: QueuePlan | None) -> tuple[str, ...]:
     """Why the environment installs the JobSet controller; empty when it does not.
 
