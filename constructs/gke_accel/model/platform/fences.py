@@ -2,7 +2,7 @@
 its own priority classes, through the pod ``priorityClassName`` and through Kueue's
 ``kueue.x-k8s.io/priority-class`` label alike, and makes the two agree.
 
-Why: the zero-pod ResourceQuota (``manifests.team_objects``) refuses *pods* of a class the team may
+Why: the zero-pod ResourceQuota (``model/teams/manifests.py``) refuses *pods* of a class the team may
 not use, but Kueue orders and preempts *workloads* by the label (or, without it, by the pod
 template's PriorityClass) before any pod exists. Without this policy a team limited to
 ``training, batch`` could label a Job ``inference`` and preempt others in its ClusterQueue and,
