@@ -20,7 +20,14 @@ from gke_accel.model.platform.rules import checkpoint_bucket, team_namespace
 from gke_accel.model.platform.spec import TeamSpec
 from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB, pod_share
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, LABEL_PREFIX, TPU_RESOURCE
-from gke_accel.model.pools.node_shape import NODEPOOL_LABEL, NodeShape, NodeTaint, node_shape
+from gke_accel.model.pools.node_shape import (
+    NODEPOOL_LABEL,
+    TPU_ACCELERATOR_LABEL,
+    TPU_TOPOLOGY_LABEL,
+    NodeShape,
+    NodeTaint,
+    node_shape,
+)
 from gke_accel.model.pools.topology import dims, topology_problem
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan, TeamQueue
@@ -33,7 +40,9 @@ __all__ = [
     "GPU_RESOURCE",
     "NODEPOOL_LABEL",
     "POOL_LABEL",
+    "TPU_ACCELERATOR_LABEL",
     "TPU_RESOURCE",
+    "TPU_TOPOLOGY_LABEL",
     "WORKLOAD_KSA",
     "ConfigError",
     "ConfigIssue",
