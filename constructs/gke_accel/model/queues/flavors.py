@@ -50,12 +50,6 @@ class Flavor:
     chips_max: int  # what the pools' nodes advertise at their largest size (MIG instances, shared slots)
     provisioning: str  # on-demand, spot, queued or flex-start
 
-    @property
-    def needs_provisioning_request(self) -> bool:
-        """Only queued provisioning goes through a ProvisioningRequest; flex-start VMs without it are
-        created by the cluster autoscaler for pending pods (GKE documents both modes)."""
-        return self.provisioning == "queued"
-
 
 def _provisioning(shape: NodeShape) -> str:
     return next((kind for label, kind in _PROVISIONING if shape.labels.get(label) == "true"), "on-demand")
