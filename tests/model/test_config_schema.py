@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from test_rules import RULES
+from all_rules import RULES
 
 from gke_accel.cli.main import main
 from gke_accel.model import ConfigError, load_environment_text

@@ -1,4 +1,4 @@
-"""Rules added for issue 12, each with an accepted and a rejected config (same helpers as test_rules)."""
+"""Rules added for issue 12, each with an accepted and a rejected config (helpers as in test_rules_*.py)."""
 
 from __future__ import annotations
 

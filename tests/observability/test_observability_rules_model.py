@@ -1,6 +1,6 @@
 """Every monitoring / budget / quota-preference rule, each with an accepted and a rejected case.
 
-Same shape as tests/model/test_rules.py: ``setup`` applies first, then ``path`` is set to
+Same shape as tests/model/test_rules_*.py: ``setup`` applies first, then ``path`` is set to
 ``good`` (must load) and to ``bad`` (must fail with an issue at ``issue_path`` containing
 ``text``). Pure model: no provider bindings.
 """

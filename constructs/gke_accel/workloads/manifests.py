@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from gke_accel.model.core.yaml_input import ConfigInputError, parse_config_documents
+from gke_accel.workloads._model import ConfigInputError, parse_config_documents
 
 Obj = dict[str, Any]
 WORKLOAD_KINDS = ("Pod", "Job", "JobSet", "Deployment", "StatefulSet")

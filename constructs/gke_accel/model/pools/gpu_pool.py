@@ -1,17 +1,19 @@
-"""NVIDIA GPU pools: a GPU model and count (or a machine type) in, a validated node pool out."""
+"""NVIDIA GPU pools: a GPU model and count (or a machine type) in, a validated node pool out.
+
+The machine comes from ``gpu_machine``, the driver from ``gpu_driver``, MIG and sharing from
+``gpu_partition``; this module checks where and how large the pool is and builds its plan."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
-
-from gke_accel.catalog import Catalog, GpuModel, load_catalog
+from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.labels import check_node_labels
 from gke_accel.model.core.limits import MAX_NODES_PER_POOL_ZONE, check_disk
 from gke_accel.model.core.names import ZONE, check_pool_name, check_zones, region_of
-from gke_accel.model.pools.consumption import plan_consumption
-from gke_accel.model.pools.n1_shape import n1_shape
+from gke_accel.model.pools.consumption import ConsumptionPlan, plan_consumption
+from gke_accel.model.pools.gpu_driver import DriverVersion, driver_variant, plan_driver
+from gke_accel.model.pools.gpu_machine import GpuHardware, resolve_machine
+from gke_accel.model.pools.gpu_partition import check_partition, plan_sharing
 from gke_accel.model.pools.node_pool import (
     DRIVER_VARIANT_LABEL,
     GPU_RESOURCE,
@@ -26,184 +28,6 @@ from gke_accel.model.pools.node_pool import (
 )
 from gke_accel.model.pools.spec import GpuPoolSpec
 from gke_accel.model.pools.zone_check import check_pool_zones
-
-
-@dataclass(frozen=True)
-class _Hardware:
-    machine_type: str
-    model: GpuModel
-    count: int
-
-
-def _resolve_machine(spec: GpuPoolSpec, path: str, catalog: Catalog, issues: IssueCollector) -> _Hardware | None:
-    model = None
-    if spec.gpu is not None:
-        model = catalog.gpu_model(spec.gpu)
-        if model is None:
-            issues.bad(f"{path}.gpu", spec.gpu, "is not a known GPU model", catalog.gpu_names())
-            return None
-    if spec.gpus_per_node is not None and spec.gpus_per_node < 1:
-        issues.bad(f"{path}.gpus_per_node", spec.gpus_per_node, "is out of range", "1 or more")
-        return None
-
-    if spec.machine_type is not None:
-        fixed = catalog.gpu_machines.get(spec.machine_type)
-        if fixed is not None:  # rule G1: accelerator-optimized machines fix GPU type and count
-            fixed_model = catalog.gpu_models[fixed.accelerator_type]
-            if model is not None and model is not fixed_model:
-                issues.bad(
-                    f"{path}.gpu",
-                    spec.gpu,
-                    f"does not match machine type {fixed.machine_type}",
-                    [fixed_model.aliases[0], fixed.accelerator_type],
-                )
-                return None
-            if spec.gpus_per_node is not None and spec.gpus_per_node != fixed.count:
-                issues.bad(
-                    f"{path}.gpus_per_node",
-                    spec.gpus_per_node,
-                    f"does not match machine type {fixed.machine_type}",
-                    [fixed.count],
-                )
-                return None
-            return _Hardware(fixed.machine_type, fixed_model, fixed.count)
-        host = n1_shape(spec.machine_type, catalog.n1_shapes)
-        if isinstance(host, str):
-            if model is not None and model.attach == "fixed":
-                valid = [m.machine_type for m in catalog.machines_for_gpu(model.accelerator_type)]
-            elif model is not None:
-                valid = ["n1-standard-*", "n1-highmem-*", "n1-highcpu-*", "custom-<vCPU>-<MB>"]
-            else:
-                valid = [*list(catalog.gpu_machines), "an N1 machine type"]
-            what = host if host.startswith("is a shared-core") else "is not a GPU machine type"
-            issues.bad(f"{path}.machine_type", spec.machine_type, what, valid)
-            return None
-        if model is None or model.attach != "n1":
-            n1_models = [m.aliases[0] for m in catalog.gpu_models.values() if m.attach == "n1"]
-            issues.bad(f"{path}.gpu", spec.gpu, f"must name a GPU that attaches to {host.machine_type}", n1_models)
-            return None
-        count = spec.gpus_per_node or 1
-        limits = catalog.n1_limits[model.accelerator_type]
-        limit = limits.get(count)
-        if limit is None:
-            issues.bad(f"{path}.gpus_per_node", count, f"is not valid for {model.accelerator_type}", sorted(limits))
-            return None
-        if host.vcpu > limit.max_vcpu or host.memory_gb > limit.max_memory_gb:
-            fits = [
-                h
-                for h, n in catalog.n1_hosts.items()
-                if n.vcpu <= limit.max_vcpu and n.memory_gb <= limit.max_memory_gb
-            ]
-            issues.bad(
-                f"{path}.machine_type",
-                spec.machine_type,
-                f"is too large for {count} x {model.accelerator_type} "
-                f"(at most {limit.max_vcpu} vCPU and {limit.max_memory_gb} GB)",
-                [*fits, "or any smaller N1 shape"],
-            )
-            return None
-        return _Hardware(host.machine_type, model, count)
-
-    if model is None:
-        issues.bad(f"{path}.gpu", None, "is required when machine_type is not given", catalog.gpu_names())
-        return None
-    count = spec.gpus_per_node or 1
-    if model.attach == "n1":
-        limits = catalog.n1_limits[model.accelerator_type]
-        if count not in limits:
-            issues.bad(f"{path}.gpus_per_node", count, f"is not valid for {model.accelerator_type}", sorted(limits))
-            return None
-        return _Hardware(catalog.n1_default_host[count], model, count)
-    machines = [m for m in catalog.machines_for_gpu(model.accelerator_type) if m.default]
-    match = [m for m in machines if m.count == count]
-    if not match:
-        issues.bad(
-            f"{path}.gpus_per_node",
-            count,
-            f"is not valid for {model.accelerator_type}",
-            sorted({m.count for m in machines}),
-        )
-        return None
-    return _Hardware(match[0].machine_type, model, count)
-
-
-def _sharing(spec: GpuPoolSpec, path: str, catalog: Catalog, issues: IssueCollector) -> GpuSharing | None:
-    if spec.sharing is None:
-        return None
-    limit = catalog.max_shared_clients_per_gpu
-    if not 2 <= spec.sharing.max_clients <= limit:
-        issues.bad(f"{path}.sharing.max_clients", spec.sharing.max_clients, "is out of range", f"2 to {limit}")
-    strategy: Literal["TIME_SHARING", "MPS"] = "TIME_SHARING" if spec.sharing.strategy == "time-sharing" else "MPS"
-    return GpuSharing(strategy, spec.sharing.max_clients)
-
-
-DriverVersion = Literal["DEFAULT", "LATEST", "INSTALLATION_DISABLED"]
-
-
-def driver_variant(spec: GpuPoolSpec) -> str:
-    """The driver installer variant a daemonset-mode pool needs, e.g. ``cos-default``, ``ubuntu-r570``."""
-    os_name = "cos" if spec.image_type.startswith("COS") else "ubuntu"
-    return f"{os_name}-{spec.driver_version.lower()}"
-
-
-def _driver(
-    spec: GpuPoolSpec, hw: _Hardware | None, path: str, catalog: Catalog, issues: IssueCollector
-) -> DriverVersion:
-    """GKE's gpu_driver_version for the pool, and the driver rules: LATEST only on COS; pinned
-    branches only through the Ubuntu DaemonSet; the DaemonSet path disables GKE's installer."""
-    cos = spec.image_type in catalog.latest_driver_image_types
-    pinned = sorted(catalog.driver_installer.ubuntu_pinned)
-    where = f"{path}.driver_version"
-    if spec.driver_mode == "gke-managed":
-        if spec.driver_version == "latest" and not cos:
-            issues.bad(
-                where,
-                "latest",
-                f"needs a COS image, the pool uses {spec.image_type}",
-                ["default", "latest with image_type COS_CONTAINERD"],
-            )
-        elif spec.driver_version in pinned:
-            issues.bad(
-                where,
-                spec.driver_version,
-                "is a pinned driver branch: it needs driver_mode 'daemonset' with image_type UBUNTU_CONTAINERD",
-                ["default", "latest"],
-            )
-        elif spec.driver_version not in ("default", "latest"):
-            issues.bad(where, spec.driver_version, "is not a GKE driver version", ["default", "latest"])
-        return "LATEST" if spec.driver_version == "latest" else "DEFAULT"
-    valid = ["default", "latest"] if cos else ["default", *pinned]
-    if spec.driver_version not in valid:
-        why = (
-            "'latest' is a COS installer option; Ubuntu pins a branch"
-            if spec.driver_version == "latest"
-            else f"is not a driver version of the {'COS' if cos else 'Ubuntu'} installer DaemonSet"
-        )
-        issues.bad(
-            where, spec.driver_version, why if spec.driver_version != "latest" else f"is not possible: {why}", valid
-        )
-    if hw is not None and hw.model.accelerator_type in catalog.driver_installer.unsupported_models:
-        issues.bad(
-            f"{path}.driver_mode",
-            "daemonset",
-            f"has no installer variant here for {hw.model.accelerator_type}",
-            ["gke-managed"],
-        )
-    if spec.partition_size is not None and not cos:
-        issues.bad(
-            f"{path}.partition_size",
-            spec.partition_size,
-            "needs the COS installer's GPU partitioner: the Ubuntu DaemonSet has none",
-            "image_type COS_CONTAINERD, or driver_mode gke-managed",
-        )
-    if spec.partition_size is not None and spec.sharing is not None:
-        issues.bad(
-            f"{path}.sharing",
-            spec.sharing.strategy,
-            "cannot be combined with MIG partitions made by the driver DaemonSet on one pool",
-            "no sharing, or driver_mode gke-managed (GKE supports time-sharing on MIG partitions)",
-        )
-    return "INSTALLATION_DISABLED"
 
 
 def plan_gpu_pool(
@@ -224,10 +48,35 @@ def plan_gpu_pool(
     check_pool_name(spec.name, f"{path}.name", issues)
     check_node_labels(spec.labels, f"{path}.labels", issues)
     check_disk(f"{path}.disk_size_gb", spec.disk_size_gb, issues)
-    hw = _resolve_machine(spec, path, catalog, issues)
+    hw = resolve_machine(spec, path, catalog, issues)
     consumption = plan_consumption(spec.consumption, f"{path}.consumption", issues)
-
     zones = spec.zones or cluster_zones
+    _check_location(spec, hw, consumption, zones, region, path, catalog, issues)
+    if hw is not None:
+        check_partition(spec, hw, path, catalog, issues)
+    sharing = plan_sharing(spec, path, catalog, issues)
+    driver_version = plan_driver(spec, hw, path, catalog, issues)
+    low, high = _check_size(spec, consumption, zones, path, issues)
+
+    if len(issues.issues) > before or hw is None:
+        if own:
+            issues.raise_if_any()
+        return []
+    return [_node_pool(spec, hw, consumption, zones, low, high, sharing, driver_version)]
+
+
+def _check_location(
+    spec: GpuPoolSpec,
+    hw: GpuHardware | None,
+    consumption: ConsumptionPlan,
+    zones: tuple[str, ...],
+    region: str,
+    path: str,
+    catalog: Catalog,
+    issues: IssueCollector,
+) -> None:
+    """Zones that offer the GPU, and compact placement (one zone; not with queued provisioning; with
+    flex-start only on the machine families that allow it)."""
     check_zones(spec.zones, region, f"{path}.zones", issues)
     if hw is not None and all(ZONE.fullmatch(z) and region_of(z) == region for z in zones):
         check_pool_zones(
@@ -261,26 +110,12 @@ def plan_gpu_pool(
             f"placement: none, or a machine of {', '.join(f + '*' for f in families)}",
         )
 
-    if spec.partition_size is not None and hw is not None:
-        if not hw.model.mig_sizes:
-            mig = [m.aliases[0] for m in catalog.gpu_models.values() if m.mig_sizes]
-            issues.bad(
-                f"{path}.partition_size",
-                spec.partition_size,
-                f"is not possible: {hw.model.accelerator_type} has no multi-instance GPU support",
-                f"a GPU with MIG ({', '.join(mig)}), or leave it out",
-            )
-        elif spec.partition_size not in hw.model.mig_sizes:
-            issues.bad(
-                f"{path}.partition_size",
-                spec.partition_size,
-                f"is not a MIG partition size of {hw.model.accelerator_type}",
-                hw.model.mig_sizes,
-            )
-    sharing = _sharing(spec, path, catalog, issues)
 
-    driver_version = _driver(spec, hw, path, catalog, issues)
-
+def _check_size(
+    spec: GpuPoolSpec, consumption: ConsumptionPlan, zones: tuple[str, ...], path: str, issues: IssueCollector
+) -> tuple[int, int]:
+    """A static ``node_count`` or ``min_nodes``/``max_nodes`` within GKE's per-zone limit; queued and
+    flex-start pools must autoscale (queued from 0). Returns the autoscaling bounds."""
     per_zone_cap = MAX_NODES_PER_POOL_ZONE * max(1, len(zones))
     if spec.node_count is not None:
         if spec.node_count > MAX_NODES_PER_POOL_ZONE:
@@ -322,12 +157,19 @@ def plan_gpu_pool(
             )
         if consumption.queued and low != 0:
             issues.bad(f"{path}.min_nodes", low, "must be 0 with queued provisioning", "0")
+    return low, high
 
-    if len(issues.issues) > before or hw is None:
-        if own:
-            issues.raise_if_any()
-        return []
 
+def _node_pool(
+    spec: GpuPoolSpec,
+    hw: GpuHardware,
+    consumption: ConsumptionPlan,
+    zones: tuple[str, ...],
+    low: int,
+    high: int,
+    sharing: GpuSharing | None,
+    driver_version: DriverVersion,
+) -> NodePoolPlan:
     taints = [Taint(GPU_RESOURCE, "present")]
     if consumption.spot:
         taints.append(Taint(SPOT_TAINT_KEY, "true"))
@@ -339,35 +181,36 @@ def plan_gpu_pool(
     if spec.driver_mode == "daemonset":  # the installer DaemonSet for this variant selects these nodes
         labels[DRIVER_VARIANT_LABEL] = driver_variant(spec)
     autoscaling = None if spec.node_count is not None else Autoscaling(low, high, False, consumption.location_policy)
-    return [
-        NodePoolPlan(
-            name=spec.name,
-            kind="gpu",
-            machine_type=hw.machine_type,
-            accelerator=hw.model.accelerator_type,
-            chips_per_node=hw.count,
-            zones=zones,
-            autoscaling=autoscaling,
-            node_count=spec.node_count,
-            initial_node_count=None,
-            spot=consumption.spot,
-            flex_start=consumption.flex_start,
-            queued=consumption.queued,
-            reservation=consumption.reservation,
-            auto_repair=consumption.auto_repair,
-            max_run_duration_seconds=consumption.max_run_duration_seconds,
-            placement=Placement(compact=True) if spec.placement == "compact" else None,
-            guest_accelerator=GuestAccelerator(
-                type=hw.model.accelerator_type,
-                count=hw.count,
-                driver_version=driver_version,
-                partition_size=spec.partition_size,
-                sharing=sharing,
-            ),
-            image_type=spec.image_type,
-            disk_size_gb=spec.disk_size_gb,
-            labels=labels,
-            taints=tuple(taints),
-            driver_mode=spec.driver_mode,
-        )
-    ]
+    return NodePoolPlan(
+        name=spec.name,
+        kind="gpu",
+        machine_type=hw.machine_type,
+        accelerator=hw.model.accelerator_type,
+        chips_per_node=hw.count,
+        zones=zones,
+        autoscaling=autoscaling,
+        node_count=spec.node_count,
+        initial_node_count=None,
+        spot=consumption.spot,
+        flex_start=consumption.flex_start,
+        queued=consumption.queued,
+        reservation=consumption.reservation,
+        auto_repair=consumption.auto_repair,
+        max_run_duration_seconds=consumption.max_run_duration_seconds,
+        placement=Placement(compact=True) if spec.placement == "compact" else None,
+        guest_accelerator=GuestAccelerator(
+            type=hw.model.accelerator_type,
+            count=hw.count,
+            driver_version=driver_version,
+            partition_size=spec.partition_size,
+            sharing=sharing,
+        ),
+        image_type=spec.image_type,
+        disk_size_gb=spec.disk_size_gb,
+        labels=labels,
+        taints=tuple(taints),
+        driver_mode=spec.driver_mode,
+    )
+
+
+__all__ = ["DriverVersion", "driver_variant", "plan_gpu_pool"]

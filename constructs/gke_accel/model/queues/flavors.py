@@ -2,8 +2,9 @@
 
 One flavor per kind of node a job can land on: TPU generation + topology, or GPU model + MIG partition
 size + sharing strategy, and how the nodes are obtained (on-demand/reservation, Spot, queued
-provisioning, flex-start). Its node labels and tolerations are ``node_shape``'s (the one source of
-GKE node facts), and its capacity counts what the nodes advertise (MIG instances, shared slots).
+provisioning, flex-start). Its node labels, tolerations and name are read from ``node_shape`` (the one
+source of GKE node facts: nothing here names a node label or a taint), and its capacity counts what the
+nodes advertise (MIG instances, shared slots).
 """
 
 from __future__ import annotations
@@ -11,10 +12,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gke_accel.model.pools.node_pool import SPOT_TAINT_KEY, NodePoolPlan
-from gke_accel.model.pools.node_shape import NodeShape, NodeTaint, advertised_bounds, node_shape
+from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.pools.node_shape import (
+    FLEX_START_LABEL,
+    GPU_ACCELERATOR_LABEL,
+    GPU_MAX_CLIENTS_LABEL,
+    GPU_PARTITION_LABEL,
+    GPU_SHARING_LABEL,
+    QUEUED_LABEL,
+    SPOT_LABEL,
+    TPU_TOPOLOGY_LABEL,
+    NodeShape,
+    NodeTaint,
+    advertised_bounds,
+    node_shape,
+)
 
-Toleration = NodeTaint  # a flavor tolerates its nodes' taints; Kueue adds them to the pods it admits
+# How the nodes are obtained, from the label GKE puts on them (absent: on-demand or a reservation).
+_PROVISIONING = (
+    (SPOT_LABEL, "spot"),
+    (QUEUED_LABEL, "queued"),
+    (FLEX_START_LABEL, "flex-start"),
+)
+_SHARING = {"time-sharing": "ts", "mps": "mps"}
 
 
 @dataclass(frozen=True)
@@ -24,51 +44,34 @@ class Flavor:
     name: str
     resource: str  # google.com/tpu or nvidia.com/gpu
     accelerator: str  # GPU accelerator type or TPU node label value (as in the capacity table)
-    node_labels: tuple[tuple[str, str], ...]
-    tolerations: tuple[Toleration, ...]
+    node_labels: tuple[tuple[str, str], ...]  # node_shape's selector
+    tolerations: tuple[NodeTaint, ...]  # the nodes' taints; Kueue adds them to the pods it admits
     pools: tuple[str, ...]
     chips_max: int  # what the pools' nodes advertise at their largest size (MIG instances, shared slots)
     provisioning: str  # on-demand, spot, queued or flex-start
 
-    @property
-    def needs_provisioning_request(self) -> bool:
-        """Only queued provisioning goes through a ProvisioningRequest; flex-start VMs without it are
-        created by the cluster autoscaler for pending pods (GKE documents both modes)."""
-        return self.provisioning == "queued"
 
-
-def node_labels(pool: NodePoolPlan) -> dict[str, str]:
-    """The GKE node labels that identify a pool's kind of node: ``node_shape``'s selector."""
-    return node_shape(pool).selector()
-
-
-def _provisioning(pool: NodePoolPlan) -> str:
-    if pool.spot:
-        return "spot"
-    if pool.queued:
-        return "queued"
-    if pool.flex_start:
-        return "flex-start"
-    return "on-demand"
+def _provisioning(shape: NodeShape) -> str:
+    return next((kind for label, kind in _PROVISIONING if shape.labels.get(label) == "true"), "on-demand")
 
 
 def _short(pool: NodePoolPlan, shape: NodeShape) -> str:
+    labels = shape.labels
     if pool.kind == "tpu":
-        return f"{pool.tpu_generation or pool.accelerator}-{pool.tpu_topology}"
-    name = pool.accelerator.removeprefix("nvidia-")
-    accel = pool.guest_accelerator
-    if accel is not None and accel.partition_size:
-        name += f"-mig-{accel.partition_size.replace('.', '-')}"
-    if accel is not None and accel.sharing is not None:
-        strategy = "ts" if accel.sharing.strategy == "TIME_SHARING" else "mps"
-        name += f"-{strategy}{accel.sharing.max_shared_clients}"
+        return f"{pool.tpu_generation or pool.accelerator}-{labels[TPU_TOPOLOGY_LABEL]}"
+    name = labels[GPU_ACCELERATOR_LABEL].removeprefix("nvidia-")
+    if GPU_PARTITION_LABEL in labels:
+        name += f"-mig-{labels[GPU_PARTITION_LABEL].replace('.', '-')}"
+    if GPU_SHARING_LABEL in labels:
+        name += f"-{_SHARING[labels[GPU_SHARING_LABEL]]}{labels[GPU_MAX_CLIENTS_LABEL]}"
     return name
 
 
 def flavor_name(pool: NodePoolPlan) -> str:
-    provisioning = _provisioning(pool)
+    shape = node_shape(pool)
+    provisioning = _provisioning(shape)
     suffix = "" if provisioning == "on-demand" else f"-{provisioning}"
-    return f"{_short(pool, node_shape(pool))}{suffix}"
+    return f"{_short(pool, shape)}{suffix}"
 
 
 def plan_flavors(pools: Sequence[NodePoolPlan]) -> tuple[Flavor, ...]:
@@ -81,21 +84,21 @@ def plan_flavors(pools: Sequence[NodePoolPlan]) -> tuple[Flavor, ...]:
     flavors = []
     for name, members in sorted(groups.items()):
         first = members[0]
-        shapes = [node_shape(p) for p in members]
-        taints = sorted({t for s in shapes for t in s.taints}, key=lambda t: (t.key, t.value))
+        member_shapes = [node_shape(p) for p in members]
+        taints = sorted({t for s in member_shapes for t in s.taints}, key=lambda t: (t.key, t.value))
         flavors.append(
             Flavor(
                 name=name,
                 resource=first.resource,
                 accelerator=first.accelerator,
-                node_labels=tuple(sorted(shapes[0].selector().items())),
+                node_labels=tuple(sorted(member_shapes[0].selector().items())),
                 tolerations=tuple(taints),
                 pools=tuple(p.name for p in members),
                 chips_max=sum(advertised_bounds(p)[1] for p in members),
-                provisioning=_provisioning(first),
+                provisioning=_provisioning(member_shapes[0]),
             )
         )
     return tuple(flavors)
 
 
-__all__ = ["SPOT_TAINT_KEY", "Flavor", "Toleration", "flavor_name", "node_labels", "plan_flavors"]
+__all__ = ["Flavor", "flavor_name", "plan_flavors"]

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from gke_accel.workloads._model import NODEPOOL_LABEL
+
 Obj = dict[str, Any]
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 EXCLUSIVE_KEY = "alpha.jobset.sigs.k8s.io/exclusive-topology"
-NODEPOOL_TOPOLOGY = "cloud.google.com/gke-nodepool"
+NODEPOOL_TOPOLOGY = NODEPOOL_LABEL  # one node pool per child Job
 JOB = "workers"  # the one replicated job
 COMPLETION_INDEX = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
 REPLICAS_LABEL = "jobset.sigs.k8s.io/replicatedjob-replicas"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gke_accel.workloads._model import TPU_TOPOLOGY_LABEL
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.manifests import Obj, PodGroup, Workload
 from gke_accel.workloads.nodes import PoolNodes
@@ -44,7 +45,7 @@ def multi_host_findings(wl: Workload, g: PodGroup, pools: list[PoolNodes], servi
                 f"{g.path}.nodeSelector",
                 "the pod fits both single-host and multi-host slice pools ("
                 + ", ".join(p.describe() for p in pools)
-                + "): pin one with cloud.google.com/gke-tpu-topology",
+                + f"): pin one with {TPU_TOPOLOGY_LABEL}",
             )
         ]
     vms = multi[0].slice_vms

@@ -1,28 +1,20 @@
 """The Kueue rule: where the environment uses Kueue, a workload carries the queue label naming its
-team's LocalQueue. Names come from the model's queue contract (``gke_accel.model.queues``)."""
+team's LocalQueue. Names come from the model's queue contract (``gke_accel.model.queues.names``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from gke_accel.workloads._model import EnvironmentPlan, TeamSpec, team_namespace
+from gke_accel.workloads._model import (
+    QUEUE_LABEL,
+    EnvironmentPlan,
+    TeamSpec,
+    cluster_queue_name,
+    team_local_queue,
+    team_namespace,
+)
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.manifests import Workload
-
-try:  # the queue naming contract, once model/queues is on main
-    from gke_accel.model.queues.names import (  # type: ignore[import-not-found,unused-ignore]
-        QUEUE_LABEL,
-        cluster_queue_name,
-        team_local_queue,
-    )
-except ImportError:  # pragma: no cover - environments without Kueue support
-    QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-
-    def team_local_queue(spec: Any, team_name: str) -> tuple[str, str] | None:
-        return None
-
-    def cluster_queue_name(team_name: str) -> str:
-        return team_name
 
 
 def team_queue(plan: EnvironmentPlan, team: TeamSpec) -> str | None:

@@ -14,14 +14,14 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from gke_accel.workloads._model import GPU_RESOURCE
+from gke_accel.workloads._model import GPU_RESOURCE, NODEPOOL_LABEL
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.scheduling import required_terms
 from gke_accel.workloads.manifests import PodGroup, Workload, as_dict, containers
 from gke_accel.workloads.nodes import PoolNodes, slices_of
 
 EXCLUSIVE_KEY = "alpha.jobset.sigs.k8s.io/exclusive-topology"
-NODEPOOL = "cloud.google.com/gke-nodepool"
+NODEPOOL = NODEPOOL_LABEL
 TORCH_ENV = ("MASTER_ADDR", "PET_MASTER_ADDR", "PET_NNODES")
 
 

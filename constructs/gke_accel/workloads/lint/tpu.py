@@ -6,13 +6,13 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from gke_accel.workloads._model import TPU_RESOURCE
+from gke_accel.workloads._model import TPU_ACCELERATOR_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.scheduling import required_terms
 from gke_accel.workloads.manifests import PodGroup, as_dict
 from gke_accel.workloads.nodes import PoolNodes
 
-TPU_SELECTORS = ("cloud.google.com/gke-tpu-accelerator", "cloud.google.com/gke-tpu-topology")
+TPU_SELECTORS = (TPU_ACCELERATOR_LABEL, TPU_TOPOLOGY_LABEL)
 
 
 def _selects_tpu(g: PodGroup) -> bool:

@@ -6,10 +6,14 @@ installs are ready on the system pool (``controllers``)."""
 
 from __future__ import annotations
 
-from gke_accel.model.platform.fences import priority_fence
-from gke_accel.model.queues.manifests import queue_manifests
-from gke_accel.model.queues.of_environment import queue_plan_of
-from gke_accel.workloads._model import NODEPOOL_LABEL, EnvironmentPlan, platform_manifests
+from gke_accel.workloads._model import (
+    NODEPOOL_LABEL,
+    EnvironmentPlan,
+    platform_manifests,
+    priority_fence,
+    queue_manifests,
+    queue_plan_of,
+)
 from gke_accel.workloads.lint.scheduling import selector_mismatch
 from gke_accel.workloads.nodes import PoolNodes, pool_nodes
 from gke_accel.workloads.quantity import parse_quantity

@@ -7,10 +7,7 @@ jobset charts/jobset/templates/manager/manager.yaml)."""
 
 from __future__ import annotations
 
-from gke_accel.model.pools.node_shape import NODEPOOL_LABEL
-from gke_accel.model.queues.install import JOBSET, KUEUE
-from gke_accel.model.queues.names import uses_kueue
-from gke_accel.workloads._model import EnvironmentPlan
+from gke_accel.workloads._model import JOBSET, KUEUE, NODEPOOL_LABEL, EnvironmentPlan, uses_kueue
 from gke_accel.workloads.verify.state import CheckRow, ClusterState, Obj
 
 
