@@ -16,10 +16,10 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from gke_accel.review.git_base import base_code, synth_in_process, worktree
+from require import require_or_skip
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = "refactor base (#27)"
@@ -63,7 +63,8 @@ def _side(root: Path, out: Path) -> dict[str, bytes]:
 def test_refactor_keeps_synth_and_manifests_byte_identical(tmp_path: Path) -> None:
     base = _commit(BASE)
     if base is None:
-        pytest.skip(f"no git history with the commit {BASE!r} (not a full clone)")
+        # a shallow clone: skip on a developer's machine, fail in CI (check out with fetch-depth: 0)
+        require_or_skip(f"no git history with the commit {BASE!r} (not a full clone)")
     end = _commit(END)
     with worktree(ROOT, base) as tree:
         before = _side(tree, tmp_path / "before")

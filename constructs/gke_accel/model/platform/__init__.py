@@ -1,1 +1,1 @@
-"""In-cluster platform: teams, quotas, priority classes, driver installer, manifests."""
+"""In-cluster platform: priority classes, the Kueue priority fence, the driver installer, team and capacity rules."""

@@ -1,0 +1,1 @@
+"""A team as one unit: TeamSpec -> TeamPlan (namespace, quotas, RBAC, identity, its queue) and its manifests."""
