@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from gke_accel.model.platform.spec import PriorityClassesSpec
+from gke_accel.model.queues.names import DEFAULT_LOCAL_QUEUE_NAME
 from gke_accel.model.queues.plan import QueuePlan, TeamQueue
 
 Manifest = dict[str, Any]
@@ -166,9 +167,10 @@ def queue_manifests(plan: QueuePlan, classes: PriorityClassesSpec) -> list[Manif
         {
             "apiVersion": API,
             "kind": "LocalQueue",
-            "metadata": _meta(team.local_queue, team.namespace),
+            "metadata": _meta(name, team.namespace),
             "spec": {"clusterQueue": team.cluster_queue},
         }
         for team in plan.teams
+        for name in (team.local_queue, DEFAULT_LOCAL_QUEUE_NAME)  # default: names.py
     ]
     return objects

@@ -1,5 +1,6 @@
-"""The Kueue rule: where the environment uses Kueue, a workload carries the queue label naming its
-team's LocalQueue. Names come from the model's queue contract (``gke_accel.model.queues``)."""
+"""The Kueue rule: where the environment uses Kueue, a workload's queue label names a LocalQueue of its
+team (``team``, or ``default``, which Kueue sets where the label is missing). Names come from the
+model's queue contract (``gke_accel.model.queues``)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from gke_accel.workloads.manifests import Workload
 
 try:  # the queue naming contract, once model/queues is on main
     from gke_accel.model.queues.names import (  # type: ignore[import-not-found,unused-ignore]
+        DEFAULT_LOCAL_QUEUE_NAME,
         QUEUE_LABEL,
         cluster_queue_name,
         team_local_queue,
     )
 except ImportError:  # pragma: no cover - environments without Kueue support
     QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+    DEFAULT_LOCAL_QUEUE_NAME = "default"
 
     def team_local_queue(spec: Any, team_name: str) -> tuple[str, str] | None:
         return None
@@ -55,15 +58,16 @@ def queue_findings(plan: EnvironmentPlan, wl: Workload, team: TeamSpec | None) -
     if name is None:
         return []
     have = wl.labels.get(QUEUE_LABEL)
-    if have == name:
+    if have is None or have in (name, DEFAULT_LOCAL_QUEUE_NAME):  # missing: Kueue sets `default`, the same ClusterQueue
         return []
-    what = "is missing" if have is None else f"is {have!r}, not the team's LocalQueue"
     return [
         Finding(
             "queue-label",
             "error",
             f"metadata.labels.{QUEUE_LABEL}",
-            f"{what}: {plan.name} shares accelerators through Kueue, team {team.name}'s queue is {name!r}",
+            f"is {have!r}, not a LocalQueue of team {team.name}: {plan.name} shares accelerators through Kueue, "
+            f"which keeps the workload suspended until a LocalQueue of that name exists in its namespace; the "
+            f"team's queues are {name!r} and {DEFAULT_LOCAL_QUEUE_NAME!r} (what Kueue sets when the label is missing)",
             f"{QUEUE_LABEL}: {name}",
         )
     ]
