@@ -105,7 +105,8 @@ def test_an_unlabeled_pod_is_admitted_to_the_teams_cluster_queue(dev: Environmen
     assert admitted_to(workload) == "vision"
     dev.cluster.wait_for(
         lambda: not dev.cluster.get("pod", "plain-pod", "vision")["spec"].get("schedulingGates"),
-        timeout=WAIT, what="Kueue's scheduling gate removed",
+        timeout=WAIT,
+        what="Kueue's scheduling gate removed",
     )
     dev.cluster.kubectl("delete", "pod", "plain-pod", "-n", "vision", "--wait=true")
 

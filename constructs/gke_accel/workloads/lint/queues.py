@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gke_accel.model.platform.fences import POLICY_NAME as FENCE_POLICY
 from gke_accel.workloads._model import EnvironmentPlan, TeamSpec, team_namespace
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.manifests import Workload
@@ -77,10 +78,11 @@ PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"  # picks a WorkloadPriorityClas
 
 
 def kueue_priority_findings(plan: EnvironmentPlan, wl: Workload, team: TeamSpec | None) -> list[Finding]:
-    """The ``kueue.x-k8s.io/priority-class`` label sets the priority Kueue admits and preempts with. The
-    team's priority-class fence (a zero-pod ResourceQuota scoped by PriorityClass) checks only the pods'
-    ``priorityClassName``, so a forbidden WorkloadPriorityClass is not refused anywhere: Kueue admits the
-    workload at that priority and may preempt other teams' work with it (real-engines s08)."""
+    """The ``kueue.x-k8s.io/priority-class`` label sets the priority Kueue admits and preempts with. Where
+    the environment uses Kueue, the priority fence (a ValidatingAdmissionPolicy: model/platform/fences.py,
+    proven in tests/e2e/test_priority_fence.py) refuses a workload whose label names a class its team may
+    not use when it is created, before Kueue sees it (without the fence Kueue admitted it at that
+    priority: real-engines s08)."""
     name = wl.labels.get(PRIORITY_LABEL)
     if name is None or team is None:
         return []
@@ -106,8 +108,8 @@ def kueue_priority_findings(plan: EnvironmentPlan, wl: Workload, team: TeamSpec 
                 "priority",
                 "error",
                 path,
-                f"team {team.name} may not use {name!r}: Kueue would still admit the workload at that priority "
-                "and could preempt other teams' workloads with it (only pods' priorityClassName is fenced)",
+                f"team {team.name} may not use {name!r}: the API server refuses the workload when it is "
+                f"created (the priority fence, ValidatingAdmissionPolicy {FENCE_POLICY!r}: Forbidden)",
                 f"one of {', '.join(allowed)}",
             )
         ]
