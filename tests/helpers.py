@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -96,3 +97,8 @@ def one(doc: dict[str, Any], rtype: str, **match: Any) -> dict[str, Any]:
     found = [r for r in resources(doc, rtype) if all(r.get(k) == v for k, v in match.items())]
     assert len(found) == 1, f"expected one {rtype} matching {match}, found {len(found)}"
     return found[0]
+
+
+# The ResourceQuota-only mode (no `queues:`): the shipped dev config as it was before dev installed
+# the queues (issue #29). Tests of "an environment without Kueue" load this file.
+QUOTA_ONLY_CONFIG = Path(__file__).resolve().parent / "fixtures" / "configs" / "quota-only.yaml"

@@ -183,8 +183,8 @@ def the_generated_workload_runs_on_a_pool_of_its_accelerator(r: EnvironmentRun, 
 
 def cpu_pod(namespace: str, queue: str | None = None, priority: str | None = None) -> dict[str, Any]:
     """A CPU-only pod as a team member writes one: no accelerator, no toleration, no selector; in an
-    environment with queues, the team's LocalQueue label (without it Kueue gates the pod for good:
-    ``LocalQueue  doesn't exist``, observed in staging, since no LocalQueue is named ``default``);
+    environment with queues, a LocalQueue label of the team (without one Kueue labels it ``default``, the
+    team's second LocalQueue: tests/e2e/test_default_queue.py);
     ``priority``: a class the team may use (without one the pod gets the global default, ``training``,
     which the zero-pod quota of a team limited to other classes refuses: prod's serving, ``inference``)."""
     labels = {"kueue.x-k8s.io/queue-name": queue} if queue else {}

@@ -35,7 +35,8 @@ from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan
 from gke_accel.workloads.explain.read import read_job
 from gke_accel.workloads.verify.live import connect
-from helpers import base_config, to_yaml
+from helpers import to_yaml
+from queue_scenarios import queue_scenario_config
 from require import build_output, require_or_skip
 
 RECORD = os.environ.get("GKE_ACCEL_RECORD_EXPLAIN")
@@ -122,20 +123,11 @@ def env(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> Iterat
 
 def _shared_data() -> dict[str, Any]:
     """The environment the scenarios (and the recorded fixtures of test_explain_interpret.py) run in:
-    test_queues' teams and queues on two 4x4 v5e slices (node pools v5e-s0, v5e-s1; test_queues itself
-    now uses eight single-host 2x2 slices), written out for the CLI."""
-    data = base_config()
-    data["tpu_pools"] = [
+    test_queues' teams and queues (tests/queue_scenarios.py) on two 4x4 v5e slices (node pools v5e-s0,
+    v5e-s1; test_queues itself uses eight single-host 2x2 slices), written out for the CLI."""
+    return queue_scenario_config(
         {"name": "v5e", "generation": "v5e", "topology": "4x4", "zone": "us-central1-a", "max_slices": 2}
-    ]
-    data["gpu_pools"] = [{"name": "l4", "gpu": "l4", "gpus_per_node": 1, "max_nodes": 4, "consumption": "spot"}]
-    data["teams"] = [
-        {"name": "q-research", "google_group": "r@acme.example.com", "accelerators": {"v5e": 16}},
-        {"name": "q-nlp", "google_group": "n@acme.example.com", "accelerators": {"v5e": 8, "l4": 2}},
-        {"name": "q-serving", "google_group": "s@acme.example.com", "accelerators": {"v5e": 8, "l4": 2}},
-    ]
-    data["queues"] = {"teams": {"q-serving": {"preempt_when_borrowing": True}}}
-    return data
+    )
 
 
 def explain_environment() -> tuple[EnvironmentPlan, QueuePlan]:

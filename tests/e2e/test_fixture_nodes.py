@@ -3,10 +3,11 @@
 The fake nodes here are the hand-written fixtures of tests/fixtures/gke-nodes (labels, taints,
 allocatable cited from GKE pages), not nodes derived from our own ``node_shape``: so a wrong GKE fact
 in ``node_shape`` (a missing taint, a wrong allocatable) shows up as lint disagreeing with the
-scheduler. The environment holds the fixtures' pools; each case is a Job (the job controller makes the
-pod, kube-scheduler places it) whose pod is shaped from ``node_shape`` the way ``workload new`` and
-the Kueue flavors shape pods, at and just past each limit lint knows. A table of the verdicts goes
-to the log (pytest -s, or the junit output).
+scheduler. The environment holds the fixtures' pools; each case is one pod shaped from ``node_shape``
+the way ``workload new`` and the Kueue flavors shape pods, at and just past each limit lint knows,
+submitted three ways: a bare Pod, a Job (the job controller makes the pod) and a JobSet of one
+replicated Job (the real JobSet controller v0.11.1, tests/e2e/jobset_controller.py, makes the Job);
+kube-scheduler places the pod. A table of the verdicts goes to the log (pytest -s, or the junit output).
 
 Every case asserts lint == the scheduler. Past that, each case's verdict is the one GKE gives: "fits"
 schedules, the over-limit cases do not, and "no-tolerations" (the pod without tolerations) schedules
@@ -25,10 +26,13 @@ from typing import Any
 
 import pytest
 import yaml
+from jobset_controller import JobSetController
+from kueue_controller import install_crds, release_crds
 from localcluster import CONTROL_PLANE, LocalCluster, find_binaries
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.pools.node_shape import node_shape
+from gke_accel.model.queues.install import JOBSET
 from gke_accel.workloads.lint import lint_texts
 from require import require_or_skip
 
@@ -41,6 +45,8 @@ FIXTURES = load_fixtures()
 TEAM = "fx"
 RESULTS: list[dict[str, Any]] = []
 CASES = ("fits", "cpu-over", "memory-over", "accelerator-over", "no-tolerations")
+KINDS = ("Pod", "Job", "JobSet")
+JOBSET_API = "jobset.x-k8s.io/v1alpha2"
 # Rules the scheduler (or admission) decides; runtime rules (multi-host layout, retries) are not compared.
 SCHEDULER_RULES = {"resource-name", "extended-limits", "no-pool", "tolerations", "gpu-count", "tpu-chips", "node-size",
                    "quota", "priority"}  # fmt: skip
@@ -71,6 +77,26 @@ def fixture_env() -> EnvironmentPlan:
     ]
     data["queues"] = {}  # the queued-provisioning pool needs Kueue in config (Kueue itself is not run here)
     return load_environment_text(to_yaml(data), expected_name="test")
+
+
+def _workload(fixture: GkeNodeFixture, case: str, kind: str) -> dict[str, Any]:
+    """The case's pod as a bare Pod, in a Job, or in a JobSet of one replicated Job (one pod)."""
+    job = _job(fixture, case)
+    name, labels = job["metadata"]["name"], job["metadata"]["labels"]
+    if kind == "Job":
+        return job
+    if kind == "Pod":
+        template = job["spec"]["template"]
+        return {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": f"p-{name}"[:63].rstrip("-"), "namespace": TEAM,
+                             "labels": {**labels, **template["metadata"]["labels"]}},
+                "spec": template["spec"]}  # fmt: skip
+    # JobSet names its Job <jobset>-<replicatedJob>-<index>: keep that a valid 63-character name
+    short = f"js-{name}"[:40].rstrip("-")
+    return {"apiVersion": JOBSET_API, "kind": "JobSet",
+            "metadata": {"name": short, "namespace": TEAM, "labels": labels},
+            "spec": {"failurePolicy": {"maxRestarts": 0},
+                     "replicatedJobs": [{"name": "w", "replicas": 1, "template": {"spec": job["spec"]}}]}}  # fmt: skip
 
 
 def _job(fixture: GkeNodeFixture, case: str) -> dict[str, Any]:
@@ -160,7 +186,12 @@ def fixture_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalC
         c.wait_for(ready, timeout=90, what="kwok to mark the fixture nodes Ready")
         c.kubectl("taint", "nodes", "--all", "node.kubernetes.io/not-ready:NoSchedule-", check=False)
         c.kubectl("create", "namespace", TEAM)
-        yield c
+        install_crds(c, release_crds(JOBSET))
+        jobset = JobSetController.start(c, tmp_path_factory.mktemp("jobset-fixtures"))
+        try:
+            yield c
+        finally:
+            jobset.stop()
     finally:
         if RESULTS:
             agree = sum(r["lint_ok"] == r["server_ok"] for r in RESULTS)
@@ -177,9 +208,15 @@ def fixture_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalC
         c.stop()
 
 
-def _scheduled(c: LocalCluster, job: dict[str, Any]) -> tuple[bool, str]:
-    name = job["metadata"]["name"]
-    c.create([job])
+def _scheduled(c: LocalCluster, workload: dict[str, Any]) -> tuple[bool, str]:
+    kind = workload["kind"]
+    if kind == "JobSet":
+        template = workload["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    else:
+        template = workload["spec"]["template"] if kind == "Job" else workload
+    name = template["metadata"]["labels"]["app"]  # every pod of the case carries it
+    resource = {"Pod": "pod", "Job": "job", "JobSet": "jobsets.jobset.x-k8s.io"}[kind]
+    c.create([workload])
     try:
 
         def settled() -> tuple[bool, str] | None:
@@ -194,27 +231,29 @@ def _scheduled(c: LocalCluster, job: dict[str, Any]) -> tuple[bool, str]:
             where = mine[0]["spec"].get("nodeName") or scheduled.get("message", "")
             return scheduled["status"] == "True", str(where)
 
-        return c.wait_for(settled, timeout=60, what=f"the pod of Job {name} to be scheduled or unschedulable")
+        return c.wait_for(settled, timeout=60, what=f"the pod of {kind} {name} to be scheduled or unschedulable")
     finally:
-        c.kubectl("delete", "job", name, "-n", TEAM, "--cascade=foreground", "--wait=true", check=False)
+        c.kubectl("delete", resource, workload["metadata"]["name"], "-n", TEAM, "--cascade=foreground",
+                  "--wait=true", check=False)  # fmt: skip
         c.kubectl("delete", "pods", "-l", f"app={name}", "-n", TEAM, "--grace-period=0", "--force",
                   "--wait=true", check=False)  # fmt: skip
 
 
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("fixture", FIXTURES, ids=[f.name for f in FIXTURES])
 def test_lint_agrees_with_the_scheduler_on_gke_nodes(
-    fixture_cluster: LocalCluster, fixture: GkeNodeFixture, case: str
+    fixture_cluster: LocalCluster, fixture: GkeNodeFixture, case: str, kind: str
 ) -> None:
     plan = fixture_env()
-    job = _job(fixture, case)
+    job = _workload(fixture, case, kind)
     report = lint_texts(plan, [("case.yaml", yaml.safe_dump(job))])
     errors = [f for v in report.verdicts for f in v.findings if f.severity == "error" and f.rule in SCHEDULER_RULES]
     lint_ok = not errors
     started = time.monotonic()
     ok, detail = _scheduled(fixture_cluster, job)
     RESULTS.append(
-        {"case": f"{fixture.name}/{case}", "lint_ok": lint_ok, "server_ok": ok, "detail": detail,
+        {"case": f"{fixture.name}/{case}/{kind}", "lint_ok": lint_ok, "server_ok": ok, "detail": detail,
          "seconds": round(time.monotonic() - started, 1)}
     )  # fmt: skip
     assert ok == lint_ok, f"lint said {'ok' if lint_ok else 'no'}, the scheduler: {detail}\n{report.render()}"

@@ -36,25 +36,17 @@ from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
-from helpers import base_config, to_yaml
+from helpers import to_yaml
+from queue_scenarios import TEAMS, queue_scenario_config
 from require import build_output, require_or_skip
 
-TEAMS = ("q-research", "q-nlp", "q-serving")  # not the other e2e tests' namespaces
 FLAVOR = "v5e-2x2"
 
 
 def shared_environment() -> tuple[EnvironmentPlan, QueuePlan]:
-    data = base_config()
-    data["tpu_pools"] = [
+    data = queue_scenario_config(
         {"name": "v5e", "generation": "v5e", "topology": "2x2", "zone": "us-central1-a", "max_slices": 8}
-    ]
-    data["gpu_pools"] = [{"name": "l4", "gpu": "l4", "gpus_per_node": 1, "max_nodes": 4, "consumption": "spot"}]
-    data["teams"] = [
-        {"name": "q-research", "google_group": "r@acme.example.com", "accelerators": {"v5e": 16}},
-        {"name": "q-nlp", "google_group": "n@acme.example.com", "accelerators": {"v5e": 8, "l4": 2}},
-        {"name": "q-serving", "google_group": "s@acme.example.com", "accelerators": {"v5e": 8, "l4": 2}},
-    ]
-    data["queues"] = {"teams": {"q-serving": {"preempt_when_borrowing": True}}}
+    )
     env = load_environment_text(to_yaml(data))
     plan = queue_plan_of(env)  # the ResourceQuotas of platform_manifests(env) are the Kueue ceilings
     assert plan is not None

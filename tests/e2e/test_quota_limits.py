@@ -1,10 +1,10 @@
-"""Team quotas and limits as the API server enforces them (dev environment's objects applied once):
+"""Team quotas and limits as the API server enforces them (the ResourceQuota-only mode: dev's pools and
+teams without `queues:`, tests/fixtures/configs/quota-only.yaml, objects applied once):
 defaults, accelerator quota, priority-class fence, and the accelerator tolerations GKE's
 ExtendedResourceToleration admission plugin adds (only to pods that name an accelerator)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,16 +13,16 @@ from pods import RESTRICTED
 
 from gke_accel.model import load_environment
 from gke_accel.model.platform.manifests import platform_manifests
+from helpers import QUOTA_ONLY_CONFIG
 
-CONFIG = Path(__file__).resolve().parents[2] / "config"
 GPU, TPU = "nvidia.com/gpu", "google.com/tpu"
 _pods = iter(range(10_000))
 
 
 @pytest.fixture(scope="module")
 def dev(cluster: LocalCluster) -> LocalCluster:
-    """The dev environment's platform objects on the session cluster, quotas ready (status filled in)."""
-    cluster.apply(platform_manifests(load_environment(CONFIG / "dev.yaml")))
+    """The quota-only environment's platform objects on the session cluster, quotas ready (status filled in)."""
+    cluster.apply(platform_manifests(load_environment(QUOTA_ONLY_CONFIG)))
     for ns in ("nlp", "vision"):
         cluster.wait_for(
             lambda ns=ns: all(

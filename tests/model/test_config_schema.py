@@ -41,6 +41,16 @@ def test_every_shipped_config_names_the_schema_and_is_accepted(path: Path) -> No
     assert schema_errors(yaml.safe_load(text)) == []
 
 
+TEST_CONFIGS = sorted((ROOT / "tests" / "fixtures" / "configs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", TEST_CONFIGS, ids=[p.stem for p in TEST_CONFIGS])
+def test_every_test_config_file_names_the_schema_and_is_accepted(path: Path) -> None:
+    text = path.read_text()
+    assert text.splitlines()[0] == "# yaml-language-server: $schema=../../../schema/gke-accel-config.schema.json"
+    assert schema_errors(yaml.safe_load(text)) == []
+
+
 @pytest.mark.parametrize("rule", RULES, ids=[r.id for r in RULES])
 def test_every_accepted_test_config_is_accepted_by_the_schema(rule: Any) -> None:
     assert schema_errors(rule_config(rule, rule.good)) == []

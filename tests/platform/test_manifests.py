@@ -17,7 +17,7 @@ from gke_accel.model.platform.fences import priority_fence
 from gke_accel.model.platform.manifests import gib_quantity, platform_manifests, quota_key
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of
-from helpers import base_config, set_path, to_yaml
+from helpers import QUOTA_ONLY_CONFIG, base_config, set_path, to_yaml
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 ENVS = ("dev", "staging", "prod")
@@ -48,7 +48,8 @@ def test_strict_validation_catches_an_unknown_field() -> None:
 
 
 def test_quota_keys_for_accelerators_use_the_requests_prefix_only() -> None:
-    quotas = by_kind(platform_manifests(plan_of("dev")), "ResourceQuota")
+    # without queues the ResourceQuota is the team's own numbers (tests/fixtures/configs/quota-only.yaml)
+    quotas = by_kind(platform_manifests(load_environment(QUOTA_ONLY_CONFIG)), "ResourceQuota")
     [compute] = [q for q in quotas if (q["metadata"]["name"], q["metadata"]["namespace"]) == ("compute", "nlp")]
     assert compute["spec"]["hard"] == {
         "requests.cpu": "32",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from gke_accel.model import load_environment
 from gke_accel.model.platform.fences import allowed_classes, priority_fence
+from helpers import QUOTA_ONLY_CONFIG
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 
@@ -41,5 +42,5 @@ def test_each_team_namespace_gets_its_configured_classes() -> None:
 
 
 def test_no_fence_without_kueue() -> None:
-    assert priority_fence(load_environment(CONFIG / "dev.yaml")) == []
+    assert priority_fence(load_environment(QUOTA_ONLY_CONFIG)) == []
     assert priority_fence(load_environment(CONFIG / "prod.yaml")) == []

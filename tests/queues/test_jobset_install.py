@@ -10,7 +10,7 @@ import pytest
 
 from gke_accel.model import load_environment, load_environment_text
 from gke_accel.model.queues.of_environment import jobset_reasons_of
-from helpers import base_config, set_path, to_yaml
+from helpers import QUOTA_ONLY_CONFIG, base_config, set_path, to_yaml
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 
@@ -25,8 +25,12 @@ def test_shipped_environments() -> None:
         "pool v5p-train: a multi-host 2x2x2 slice (2 VMs)",
         "pool h100-train: compact placement for jobs over up to 2 nodes",
     )
-    # dev: v5e 2x2 is one VM (single-host), l4-dev has no placement policy, no queues
-    assert jobset_reasons_of(load_environment(CONFIG / "dev.yaml")) == ()
+    # dev: v5e 2x2 is one VM (single-host), l4-dev has no placement policy: only the queues need JobSet
+    assert jobset_reasons_of(load_environment(CONFIG / "dev.yaml")) == (
+        "queues: Kueue's jobset.x-k8s.io/jobset integration",
+    )
+    # the same pools without queues: nothing needs JobSet
+    assert jobset_reasons_of(load_environment(QUOTA_ONLY_CONFIG)) == ()
     staging = jobset_reasons_of(load_environment(CONFIG / "staging.yaml"))
     assert staging[0] == "queues: Kueue's jobset.x-k8s.io/jobset integration"
     assert len(staging) == 1 + 4  # v5e-slice and v5e-shared's three slices: 2x4 = 2 VMs each

@@ -118,9 +118,10 @@ def test_kueue_objects() -> None:
     env = load_environment_text(to_yaml(shared_config()))
     objects = queue_manifests(plan, env.spec.platform.priority_classes)
     kinds = [o["kind"] for o in objects]
-    assert kinds.count("ClusterQueue") == 3 and kinds.count("LocalQueue") == 3
+    # per team namespace: `team` (what workloads name) and `default` (what Kueue names when the label is missing)
+    assert kinds.count("ClusterQueue") == 3 and kinds.count("LocalQueue") == 6
     assert kinds.count("WorkloadPriorityClass") == 3 and "AdmissionCheck" not in kinds
-    assert kinds[-3:] == ["LocalQueue"] * 3  # namespaced objects last
+    assert kinds[-6:] == ["LocalQueue"] * 6  # namespaced objects last
     cqs = {o["metadata"]["name"]: o["spec"] for o in objects if o["kind"] == "ClusterQueue"}
     assert {s["cohortName"] for s in cqs.values()} == {"test"}
     serving = cqs["serving"]
@@ -145,6 +146,10 @@ def test_kueue_objects() -> None:
     assert wpc["inference"] > wpc["training"] > wpc["batch"]
     lq = next(o for o in objects if o["kind"] == "LocalQueue")
     assert lq["metadata"]["namespace"] == "research" and lq["spec"] == {"clusterQueue": "research"}
+    lqs = [o for o in objects if o["kind"] == "LocalQueue"]
+    queues = {(o["metadata"]["namespace"], o["metadata"]["name"]): o["spec"] for o in lqs}
+    assert queues[("research", "team")] == queues[("research", "default")] == {"clusterQueue": "research"}
+    assert queues[("serving", "default")] == {"clusterQueue": "serving"}
 
 
 def test_queued_pools_get_a_provisioning_request_admission_check_on_their_flavor_only() -> None:

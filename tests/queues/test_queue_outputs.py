@@ -14,7 +14,7 @@ from gke_accel.model import load_environment, load_environment_text
 from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.review.facts import environment_facts, facts_from_dict, facts_to_dict
 from gke_accel.review.tables import queue_section as _queue_section
-from helpers import to_yaml
+from helpers import QUOTA_ONLY_CONFIG, to_yaml
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 
@@ -37,7 +37,20 @@ def test_shipped_staging_shares_32_tpu_chips_between_three_teams_with_a_preempti
 
 
 def test_no_queue_table_without_kueue() -> None:
-    assert synth_section(load_environment(CONFIG / "dev.yaml")) == ""
+    assert synth_section(load_environment(QUOTA_ONLY_CONFIG)) == ""
+
+
+def test_shipped_dev_shares_its_spot_pools_between_two_teams() -> None:
+    # config/dev.yaml: v5e-dev up to 2 slices of 2x2 (8 chips), l4-dev up to 4 nodes of 1 L4; nlp and
+    # vision 4 chips and 2 GPUs each, neither limits borrowing: each may reach 8 chips and 4 GPUs
+    lines = synth_section(load_environment(CONFIG / "dev.yaml")).splitlines()
+    assert "cohort dev" in lines[0]
+    rows = {line.split()[0]: line for line in lines[3:5]}
+    assert set(rows) == {"nlp", "vision"}
+    for row in rows.values():
+        assert "l4-spot 2, v5e-2x2-spot 4" in row and row.endswith("tpu 8, gpu 4")
+    assert "  flavor v5e-2x2-spot: 8 tpu max, pools v5e-dev" in lines
+    assert "  flavor l4-spot: 4 gpu max, pools l4-dev" in lines
 
 
 @pytest.mark.parametrize(("team", "tpu", "gpu"), [("nlp", "32", "4"), ("research", "24", "4"), ("serving", "32", "4")])
@@ -69,7 +82,10 @@ def test_manifests_command_includes_the_queue_objects(tmp_path: Path, capsys: py
     cq = yaml.safe_load((tmp_path / "staging" / "3-clusterqueue.serving.yaml").read_text())
     assert cq["apiVersion"] == "kueue.x-k8s.io/v1beta2" and cq["spec"]["cohortName"] == "staging"
     assert main(["manifests", "--config-dir", str(CONFIG), "--env", "dev"]) == 0
-    assert "kind: ClusterQueue" not in capsys.readouterr().out.split("# environment: dev")[-1]
+    assert "kind: ClusterQueue" in capsys.readouterr().out.split("# environment: dev")[-1]
+    quota_only = QUOTA_ONLY_CONFIG.parent
+    assert main(["manifests", "--config-dir", str(quota_only), "--env", "quota-only"]) == 0
+    assert "kind: ClusterQueue" not in capsys.readouterr().out.split("# environment: quota-only")[-1]
 
 
 def test_review_shows_queue_changes_before_and_after() -> None:

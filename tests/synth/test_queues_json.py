@@ -4,6 +4,7 @@ objects of the model."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ import yaml
 from gke_accel.model import load_environment
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of
-from helpers import one, resources
+from helpers import QUOTA_ONLY_CONFIG, one, resources
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 RELEASE = "helm_release"
@@ -82,9 +83,19 @@ SYSTEM_PLACEMENT = {
 }
 
 
-def test_dev_installs_neither_kueue_nor_jobset(shipped: dict[str, Any]) -> None:
-    # dev: no queues, single-host v5e 2x2 slices and a spread (not compact) L4 pool, so nothing needs JobSet
-    assert not resources(shipped["dev"], RELEASE) and "helm" not in shipped["dev"].get("provider", {})
+def test_dev_installs_kueue_and_jobset_for_its_queues(shipped: dict[str, Any]) -> None:
+    # config/dev.yaml has `queues: {}` (issue #29: teams try the product in dev)
+    names = sorted(r["name"] for r in resources(shipped["dev"], RELEASE))
+    assert names == ["gke-accel-fences", "gke-accel-queues", "jobset", "kueue"]
+
+
+def test_without_queues_single_host_and_spread_pools_install_neither_kueue_nor_jobset(
+    synth: Callable[[dict[str, Any]], dict[str, Any]],
+) -> None:
+    # quota-only: dev's pools without queues: single-host v5e 2x2 slices and a spread (not compact) L4
+    # pool, so nothing needs JobSet
+    doc = synth(yaml.safe_load(QUOTA_ONLY_CONFIG.read_text()))
+    assert not resources(doc, RELEASE) and "helm" not in doc.get("provider", {})
 
 
 def test_prod_installs_jobset_without_kueue(shipped: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ from workload_cases import tpu_job, workload_env_config
 from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
 from gke_accel.workloads.lint import lint_texts
 from gke_accel.workloads.lint.engine import LintReport
-from helpers import to_yaml
+from helpers import QUOTA_ONLY_CONFIG, to_yaml
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 Doc = dict[str, Any]
@@ -200,11 +200,26 @@ def test_kueue_priority_label_the_team_may_not_use_is_an_error(label: str, ok: b
     report = lint(env("staging"), j)
     assert report.ok is ok, report.render()
     if not ok:
-        assert any("may not use 'inference': Kueue would still admit" in m for m in messages(report))
+        # the priority fence refuses it at creation (tests/e2e/test_priority_fence.py: Forbidden)
+        assert any(
+            "may not use 'inference': the API server refuses the workload when it is created (the priority "
+            "fence, ValidatingAdmissionPolicy 'gke-accel-kueue-priority': Forbidden)" in m
+            for m in messages(report)
+        ), report.render()
 
 
-def test_forbidden_priority_class_says_kueue_still_admits_it() -> None:
+def test_forbidden_priority_class_says_the_fence_refuses_the_workload() -> None:
     j = l4_job("research", 1)
     j["spec"]["template"]["spec"]["priorityClassName"] = "inference"
     report = lint(env("staging"), j)
-    assert any("Kueue still admits the workload at that priority" in m for m in messages(report)), report.render()
+    assert any(
+        "may not use 'inference': the API server refuses the workload when it is created (the priority fence)" in m
+        for m in messages(report)
+    ), report.render()
+    # without Kueue (no fence) the class's zero-pod ResourceQuota refuses the pods (tests/e2e/test_quota_limits.py)
+    j = job("vision", {"nvidia.com/gpu": "1"}, L4, pod={"priorityClassName": "inference"})
+    report = lint(load_environment(QUOTA_ONLY_CONFIG), j)
+    assert any(
+        "team vision may not use 'inference': its pods are refused (the class's zero-pod ResourceQuota)" in m
+        for m in messages(report)
+    ), report.render()

@@ -11,6 +11,7 @@ import yaml
 
 from gke_accel.model import load_environment
 from gke_accel.workloads.lint import lint_texts
+from helpers import QUOTA_ONLY_CONFIG
 
 ROOT = Path(__file__).resolve().parents[2]
 LABEL = "kueue.x-k8s.io/priority-class"
@@ -27,7 +28,8 @@ def _job(labels: dict[str, str], priority_class: str | None, env_ns: str = "nlp"
 
 
 def _rule(env: str, text: str) -> list[str]:
-    report = lint_texts(load_environment(ROOT / "config" / f"{env}.yaml"), [("job.yaml", text)])
+    path = QUOTA_ONLY_CONFIG if env == "quota-only" else ROOT / "config" / f"{env}.yaml"
+    report = lint_texts(load_environment(path), [("job.yaml", text)])
     return [f"{f.path}: {f.message}" for v in report.verdicts for f in v.findings if f.rule == "priority-label"]
 
 
@@ -44,4 +46,4 @@ def test_a_label_that_disagrees_is_an_error() -> None:
 
 
 def test_without_kueue_the_label_means_nothing() -> None:
-    assert _rule("dev", _job({LABEL: "inference"}, "batch")) == []
+    assert _rule("quota-only", _job({LABEL: "inference"}, "batch")) == []

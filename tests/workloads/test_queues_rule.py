@@ -30,12 +30,19 @@ def test_queue_label_accepted_and_rejected(kueue_env) -> None:  # type: ignore[n
     good = tpu_job()
     good["metadata"]["labels"] = {names.QUEUE_LABEL: ns_queue[1]}
     assert lint_texts(kueue_env, [("a.yaml", yaml.safe_dump(good))]).ok
-    for labels, text in (({}, "is missing"), ({names.QUEUE_LABEL: "other"}, "is 'other', not the team's LocalQueue")):
-        bad = tpu_job()
-        bad["metadata"]["labels"] = labels
-        report = lint_texts(kueue_env, [("a.yaml", yaml.safe_dump(bad))])
-        assert not report.ok
-        assert any(f.rule == "queue-label" and text in f.message for f in report.verdicts[0].findings)
+    # without the label, or naming `default`: Kueue's LocalQueue defaulting puts it in the team's
+    # `default` LocalQueue, the same ClusterQueue (proven on the real controller: tests/e2e/test_default_queue.py)
+    for labels in ({}, {names.QUEUE_LABEL: "default"}):
+        also_good = tpu_job()
+        also_good["metadata"]["labels"] = labels
+        assert lint_texts(kueue_env, [("a.yaml", yaml.safe_dump(also_good))]).ok, labels
+    bad = tpu_job()
+    bad["metadata"]["labels"] = {names.QUEUE_LABEL: "other"}
+    report = lint_texts(kueue_env, [("a.yaml", yaml.safe_dump(bad))])
+    assert not report.ok
+    [finding] = [f for f in report.verdicts[0].findings if f.rule == "queue-label"]
+    assert finding.message.startswith("is 'other', not a LocalQueue of team nlp")
+    assert "the team's queues are 'team' and 'default'" in finding.message
 
 
 def test_generated_workload_carries_the_queue_label(kueue_env) -> None:  # type: ignore[no-untyped-def]

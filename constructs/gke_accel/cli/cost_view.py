@@ -79,7 +79,24 @@ def cost_text(cost: EnvironmentCost) -> str:
     ]
     if cost.unpriced:
         lines.append("unpriced (left out of the totals): " + "; ".join(cost.unpriced))
+    lines += unit_lines(cost)
     return "\n".join(lines)
+
+
+def unit_lines(cost: EnvironmentCost) -> list[str]:
+    """MIG and shared-GPU pools: what one ``nvidia.com/gpu: 1`` of a pod costs (a node's share)."""
+    rows = []
+    for p in cost.pools:
+        if p.unit is None:
+            continue
+        u = p.unit
+        priced = u.hourly is not None and u.monthly is not None
+        price = f"${u.hourly:,.4f}/hour, ${u.monthly:,.2f}/month" if priced else "no price"
+        rows.append(f"  {p.name}: {u.unit}, {u.per_node} per node: {price}")
+    if not rows:
+        return []
+    head = "per unit a pod requests (nvidia.com/gpu: 1 on a partitioned or shared GPU; configured consumption):"
+    return [head, *rows]
 
 
 def synth_section(plan: EnvironmentPlan) -> str:

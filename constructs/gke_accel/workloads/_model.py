@@ -17,6 +17,7 @@ from gke_accel.model import (
 from gke_accel.model.core.yaml_input import ConfigInputError, parse_config_documents
 from gke_accel.model.observability.cost import node_rate
 from gke_accel.model.platform.capacity import accelerator_key
+from gke_accel.model.platform.fences import POLICY_NAME as FENCE_POLICY
 from gke_accel.model.platform.fences import priority_fence
 from gke_accel.model.platform.manifests import WORKLOAD_KSA, platform_manifests, quota_key
 from gke_accel.model.platform.rules import checkpoint_bucket, team_namespace
@@ -35,13 +36,22 @@ from gke_accel.model.pools.topology import dims, topology_problem
 from gke_accel.model.queues.install import JOBSET, KUEUE
 from gke_accel.model.queues.manifests import API as KUEUE_API
 from gke_accel.model.queues.manifests import queue_manifests
-from gke_accel.model.queues.names import PRIORITY_LABEL, QUEUE_LABEL, cluster_queue_name, team_local_queue, uses_kueue
+from gke_accel.model.queues.names import (
+    PRIORITY_LABEL,
+    QUEUE_LABEL,
+    cluster_queue_name,
+    team_local_queue,
+    uses_kueue,
+)
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan, TeamQueue
+from gke_accel.model.teams.queue import DEFAULT_LOCAL_QUEUE_NAME
 
 POOL_LABEL = f"{LABEL_PREFIX}/pool"  # our own label with the pool name as configured
 
 __all__ = [
+    "DEFAULT_LOCAL_QUEUE_NAME",
+    "FENCE_POLICY",
     "GCSFUSE_SIDECAR_CPU_MILLIS",
     "GCSFUSE_SIDECAR_MEMORY_MIB",
     "GPU_RESOURCE",

@@ -6,6 +6,8 @@ Pure Python, no provider import. Rules:
 - N1 GPU pools: the N1 host price + GPUs x per-GPU price.
 - Boot disks: every node's ``disk_size_gb`` x the catalog's per-GB-month price of its disk type,
   added to the node's price (the system pool's nodes included).
+- MIG and shared-GPU pools also get the price of one advertised unit (a MIG instance, a shared slot):
+  the node's price over the units it advertises (``unit_cost.py``).
 - Anything without a catalog price (e.g. tpu7x) is listed as unpriced rather than invented, and
   left out of the totals.
 - The configured consumption decides ``monthly_min``/``monthly_max``: spot uses the Spot price;
@@ -23,6 +25,7 @@ from typing import Any
 
 from gke_accel.catalog import Catalog, Price, load_catalog
 from gke_accel.model.observability.site import ObservedPlan
+from gke_accel.model.observability.unit_cost import UnitCost, unit_cost
 from gke_accel.model.pools.node_pool import NodePoolPlan
 
 
@@ -83,6 +86,7 @@ class PoolCost:
     monthly_max_spot: float | None
     note: str = ""
     disk_monthly_per_node: float = 0.0  # boot disk, included in the monthly figures
+    unit: UnitCost | None = None  # MIG / shared-GPU pools: the price of one advertised nvidia.com/gpu
 
 
 @dataclass(frozen=True)
@@ -139,7 +143,9 @@ def pool_cost(pool: NodePoolPlan, catalog: Catalog) -> PoolCost:
     )
     if rate is None:
         what = pool.tpu_generation if pool.kind == "tpu" else pool.machine_type
-        return replace(base, note=f"no list price for {what} in catalog/prices.yaml")
+        return replace(
+            base, note=f"no list price for {what} in catalog/prices.yaml", unit=unit_cost(pool, None, disk, catalog)
+        )
     note = ""
     verify = rate.verify
     if consumption == "spot":
@@ -166,6 +172,7 @@ def pool_cost(pool: NodePoolPlan, catalog: Catalog) -> PoolCost:
         monthly_max_spot=None if spot_max is None else _money(spot_max + disk * high),
         note=note,
         disk_monthly_per_node=round(disk, 2),
+        unit=unit_cost(pool, hourly, disk, catalog),
     )
 
 

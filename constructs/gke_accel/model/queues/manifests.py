@@ -10,7 +10,7 @@ from typing import Any
 
 from gke_accel.model.queues.plan import QueuePlan, TeamQueue
 from gke_accel.model.teams.manifests import local_queue_manifest
-from gke_accel.model.teams.queue import KUEUE_API
+from gke_accel.model.teams.queue import DEFAULT_LOCAL_QUEUE_NAME, KUEUE_API
 from gke_accel.model.teams.spec import PriorityClassesSpec
 
 Manifest = dict[str, Any]
@@ -164,6 +164,10 @@ def queue_manifests(plan: QueuePlan, classes: PriorityClassesSpec) -> list[Manif
     """Every Kueue object, cluster-scoped ones first, LocalQueues (namespaced) last."""
     objects = resource_flavors(plan) + admission_checks(plan) + workload_priority_classes(classes)
     objects += [cluster_queue(plan, team, classes) for team in plan.teams]
-    # each team's LocalQueue, as its plan renders it (model/teams/manifests.py)
-    objects += [local_queue_manifest(team.namespace, team.local_queue, team.cluster_queue) for team in plan.teams]
+    # each team's LocalQueues, as its plan renders them (model/teams/manifests.py): its own and `default`
+    objects += [
+        local_queue_manifest(team.namespace, name, team.cluster_queue)
+        for team in plan.teams
+        for name in (team.local_queue, DEFAULT_LOCAL_QUEUE_NAME)
+    ]
     return objects

@@ -11,7 +11,12 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from gke_accel.model.queues.spec import QueuesSpec
-from gke_accel.model.teams.queue import LOCAL_QUEUE_NAME, PRIORITY_LABEL, QUEUE_LABEL, cluster_queue_name
+from gke_accel.model.teams.queue import (
+    LOCAL_QUEUE_NAME,
+    PRIORITY_LABEL,
+    QUEUE_LABEL,
+    cluster_queue_name,
+)
 from gke_accel.model.teams.spec import TeamSpec
 
 

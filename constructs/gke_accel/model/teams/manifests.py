@@ -110,7 +110,7 @@ def local_queue_manifest(namespace: str, name: str, cluster_queue: str) -> Manif
 
 
 def team_queue_manifests(team: TeamPlan) -> list[Manifest]:
-    """The team's Kueue objects: its LocalQueue (none without queues)."""
+    """The team's Kueue objects: its LocalQueues (none without queues)."""
     if team.queue is None:
         return []
-    return [local_queue_manifest(team.namespace, team.queue.local_queue, team.queue.cluster_queue)]
+    return [local_queue_manifest(team.namespace, name, team.queue.cluster_queue) for name in team.queue.local_queues]

@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
-LOCAL_QUEUE_NAME = "team"  # the one LocalQueue in every team namespace
+LOCAL_QUEUE_NAME = "team"  # the LocalQueue workloads name (``workload new`` writes it)
+# A second LocalQueue in every team namespace, to the same ClusterQueue: Kueue runs with
+# manageJobsWithoutQueueName (model/queues/install.py), so a Job or pod without the queue label would be
+# suspended for good ("LocalQueue  doesn't exist"). Kueue's LocalQueue defaulting (KEP-2936; feature gate
+# LocalQueueDefaulting, GA and locked on in v0.17: pkg/features/kube_features.go) labels such a workload
+# ``kueue.x-k8s.io/queue-name: default`` when its namespace has a LocalQueue of exactly this name
+# (pkg/controller/constants DefaultLocalQueueName; jobframework.ApplyDefaultLocalQueue, the pod webhook).
+DEFAULT_LOCAL_QUEUE_NAME = "default"
 
 
 def cluster_queue_name(team_name: str) -> str:
@@ -28,3 +35,8 @@ class TeamQueueShare:
     cluster_queue: str
     local_queue: str = LOCAL_QUEUE_NAME
     ceilings: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def local_queues(self) -> tuple[str, str]:
+        """Its LocalQueues: the one workloads name, and ``default`` for workloads without the label."""
+        return (self.local_queue, DEFAULT_LOCAL_QUEUE_NAME)

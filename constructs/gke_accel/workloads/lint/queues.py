@@ -1,11 +1,14 @@
-"""The Kueue rule: where the environment uses Kueue, a workload carries the queue label naming its
-team's LocalQueue. Names come from the model's queue contract (``gke_accel.model.queues.names``)."""
+"""The Kueue rule: where the environment uses Kueue, a workload's queue label names a LocalQueue of its
+team (``team``, or ``default``, which Kueue sets where the label is missing). Names come from the
+model's queue contract (``gke_accel.model.queues``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from gke_accel.workloads._model import (
+    DEFAULT_LOCAL_QUEUE_NAME,
+    FENCE_POLICY,
     QUEUE_LABEL,
     EnvironmentPlan,
     TeamSpec,
@@ -47,15 +50,16 @@ def queue_findings(plan: EnvironmentPlan, wl: Workload, team: TeamSpec | None) -
     if name is None:
         return []
     have = wl.labels.get(QUEUE_LABEL)
-    if have == name:
+    if have is None or have in (name, DEFAULT_LOCAL_QUEUE_NAME):  # missing: Kueue sets `default`, the same ClusterQueue
         return []
-    what = "is missing" if have is None else f"is {have!r}, not the team's LocalQueue"
     return [
         Finding(
             "queue-label",
             "error",
             f"metadata.labels.{QUEUE_LABEL}",
-            f"{what}: {plan.name} shares accelerators through Kueue, team {team.name}'s queue is {name!r}",
+            f"is {have!r}, not a LocalQueue of team {team.name}: {plan.name} shares accelerators through Kueue, "
+            f"which keeps the workload suspended until a LocalQueue of that name exists in its namespace; the "
+            f"team's queues are {name!r} and {DEFAULT_LOCAL_QUEUE_NAME!r} (what Kueue sets when the label is missing)",
             f"{QUEUE_LABEL}: {name}",
         )
     ]
@@ -65,10 +69,11 @@ PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"  # picks a WorkloadPriorityClas
 
 
 def kueue_priority_findings(plan: EnvironmentPlan, wl: Workload, team: TeamSpec | None) -> list[Finding]:
-    """The ``kueue.x-k8s.io/priority-class`` label sets the priority Kueue admits and preempts with. The
-    team's priority-class fence (a zero-pod ResourceQuota scoped by PriorityClass) checks only the pods'
-    ``priorityClassName``, so a forbidden WorkloadPriorityClass is not refused anywhere: Kueue admits the
-    workload at that priority and may preempt other teams' work with it (real-engines s08)."""
+    """The ``kueue.x-k8s.io/priority-class`` label sets the priority Kueue admits and preempts with. Where
+    the environment uses Kueue, the priority fence (a ValidatingAdmissionPolicy: model/platform/fences.py,
+    proven in tests/e2e/test_priority_fence.py) refuses a workload whose label names a class its team may
+    not use when it is created, before Kueue sees it (without the fence Kueue admitted it at that
+    priority: real-engines s08)."""
     name = wl.labels.get(PRIORITY_LABEL)
     if name is None or team is None:
         return []
@@ -94,8 +99,8 @@ def kueue_priority_findings(plan: EnvironmentPlan, wl: Workload, team: TeamSpec 
                 "priority",
                 "error",
                 path,
-                f"team {team.name} may not use {name!r}: Kueue would still admit the workload at that priority "
-                "and could preempt other teams' workloads with it (only pods' priorityClassName is fenced)",
+                f"team {team.name} may not use {name!r}: the API server refuses the workload when it is "
+                f"created (the priority fence, ValidatingAdmissionPolicy {FENCE_POLICY!r}: Forbidden)",
                 f"one of {', '.join(allowed)}",
             )
         ]

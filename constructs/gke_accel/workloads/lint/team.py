@@ -208,14 +208,19 @@ def priority_findings(plan: EnvironmentPlan, wl: Workload, g: PodGroup, team: Te
     effective = name or pcs.training.name  # training is the cluster's global default
     if team is not None and team.priority_classes and effective not in team.priority_classes:
         why = "" if name else f" (no priorityClassName: the default {effective!r} applies)"
-        if team_queue(plan, team) is not None:
-            why += "; Kueue still admits the workload at that priority and holds its quota (real-engines s08)"
+        # with Kueue the priority fence (model/platform/fences.py) refuses the workload object itself at
+        # creation; without it the zero-pod ResourceQuota of the class refuses each pod
+        refused = (
+            "the API server refuses the workload when it is created (the priority fence)"
+            if team_queue(plan, team) is not None
+            else "its pods are refused (the class's zero-pod ResourceQuota)"
+        )
         return [
             Finding(
                 "priority",
                 "error",
                 f"{g.path}.priorityClassName",
-                f"team {team.name} may not use {effective!r}{why}: its pods are refused",
+                f"team {team.name} may not use {effective!r}{why}: {refused}",
                 f"one of {', '.join(team.priority_classes)}",
             )
         ]
