@@ -173,16 +173,9 @@ def is_running(record: ProcessRecord) -> bool:
     return bool(argv) and argv[0] == record.binary
 
 
-def _reap(pid: int) -> None:
-    """Collect the exit status when the process is our child (an in-process ``Twin``); else a no-op."""
-    with contextlib.suppress(ChildProcessError, OSError):
-        os.waitpid(pid, os.WNOHANG)
-
-
 def _wait_gone(record: ProcessRecord, timeout: float) -> bool:
     deadline = time.monotonic() + timeout
-    while True:
-        _reap(record.pid)
+    while True:  # a stopped child of ours is a zombie until its Popen waits: is_running says False then
         if not is_running(record):
             return True
         if time.monotonic() > deadline:
