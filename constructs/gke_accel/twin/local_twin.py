@@ -16,6 +16,8 @@ writes ``state/twin.json`` (state.py) with every process's PID; ``stop()`` stops
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import dataclasses
 import shutil
 import time
@@ -165,7 +167,10 @@ class Twin:
         except BaseException:
             run.stop()
             raise
-        return cls(run, state, twin_state)
+        twin = cls(run, state, twin_state)
+        if not detached:  # a Python process that forgets stop() still stops its twin on exit
+            atexit.register(twin._stop_at_exit)
+        return twin
 
     def stop(self, on_line: Callable[[str], None] | None = None) -> list[ProcessRecord]:
         """Stop every process by PID (idempotent); returns any still running (none, normally)."""
@@ -176,6 +181,10 @@ class Twin:
             self.state = dataclasses.replace(self.state, stopped_at=time.time())
             write_state(self.state_dir, self.state)
         return left
+
+    def _stop_at_exit(self) -> None:
+        with contextlib.suppress(OSError):  # the state folder may be gone by then (a test's tmp_path)
+            self.stop()
 
     def __enter__(self) -> Twin:
         return self
