@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from environments_run import EnvironmentRun
 from pods import RESTRICTED
 
+from gke_accel.twin.environment import EnvironmentRun
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"

@@ -26,13 +26,13 @@ from typing import Any
 
 import pytest
 import yaml
-from jobset_controller import JobSetController
-from kueue_controller import install_crds, release_crds
-from localcluster import CONTROL_PLANE, LocalCluster, find_binaries
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.pools.node_shape import node_shape
 from gke_accel.model.queues.install import JOBSET
+from gke_accel.twin.cluster import CONTROL_PLANE, LocalCluster, find_binaries
+from gke_accel.twin.jobset import JobSetController
+from gke_accel.twin.kueue import install_crds, release_crds
 from gke_accel.workloads.lint import lint_texts
 from require import require_or_skip
 

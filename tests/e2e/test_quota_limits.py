@@ -8,11 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from localcluster import KubectlError, LocalCluster
 from pods import RESTRICTED
 
 from gke_accel.model import load_environment
 from gke_accel.model.platform.manifests import platform_manifests
+from gke_accel.twin.cluster import KubectlError, LocalCluster
 from helpers import QUOTA_ONLY_CONFIG
 
 GPU, TPU = "nvidia.com/gpu", "google.com/tpu"

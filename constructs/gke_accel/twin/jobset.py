@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from kueue_controller import build, wait_webhook_effective, webhook_component
-from localcluster import LocalCluster, free_port
-from webhooks import WebhookCA, by_url, kustomized_webhooks, register, unregister, wait_listening
 
 from gke_accel.model.queues.install import JOBSET
+from gke_accel.twin.cluster import LocalCluster, free_port
+from gke_accel.twin.kueue import build, wait_webhook_effective, webhook_component
+from gke_accel.twin.webhooks import WebhookCA, by_url, kustomized_webhooks, register, unregister, wait_listening
 
 # JobSet's defaulting webhook enables DNS hostnames when a JobSet leaves it unset (pkg/webhooks/jobset_webhook.go,
 # Default); the CRD has no such default, so a dry run coming back with it proves the webhook ran.
@@ -59,6 +59,7 @@ class JobSetController:
     def __init__(self, proc: subprocess.Popen[bytes], log: Path, cluster: LocalCluster) -> None:
         self.proc, self.log, self.cluster = proc, log, cluster
         self.webhooks: list[dict[str, Any]] = []
+        self.binary = ""  # the controller binary (argv[0] once it runs), for the twin's state file
 
     @classmethod
     def start(
@@ -89,6 +90,7 @@ class JobSetController:
                 env={**os.environ, "KUBECONFIG": str(cluster.kubeconfig), "POD_NAMESPACE": JOBSET.namespace},
             )  # fmt: skip
         controller = cls(proc, log, cluster)
+        controller.binary = str(binary)
         try:
             deadline = time.monotonic() + 60
             while b"Starting workers" not in log.read_bytes():
