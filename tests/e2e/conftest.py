@@ -22,8 +22,8 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
-from localcluster import CONTROL_PLANE, LocalCluster, find_binaries
 
+from gke_accel.twin.cluster import CONTROL_PLANE, LocalCluster, find_binaries
 from require import require_or_skip, required, why_required
 
 HERE = Path(__file__).resolve().parent

@@ -4,9 +4,8 @@ out of cluster (kueue_controller.py) and no Deployment controller runs."""
 
 from __future__ import annotations
 
-from localcluster import LocalCluster
-
 from gke_accel.model import EnvironmentPlan
+from gke_accel.twin.cluster import LocalCluster
 from gke_accel.workloads.verify.controllers import controller_deployments
 
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 import yaml
-from environments_run import CONFIG, EnvironmentRun, plan_of
-from localcluster import KubectlError
 from pods import RESTRICTED
 
+from gke_accel.twin.cluster import KubectlError
+from gke_accel.twin.environment import CONFIG, EnvironmentRun, plan_of
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from gke_accel.workloads.generate.workload import choose_pool
 from gke_accel.workloads.lint.team import teams_by_namespace

@@ -19,8 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kueue_controller import KueueController, install_crds
-from localcluster import DEFAULT_CONTROLLERS, LocalCluster
 from test_queues import admitted, fake_nodes, workload_of
 
 from gke_accel.cli.main import main
@@ -33,6 +31,8 @@ from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.names import PRIORITY_LABEL
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan
+from gke_accel.twin.cluster import DEFAULT_CONTROLLERS, LocalCluster
+from gke_accel.twin.kueue import KueueController, install_crds
 from gke_accel.workloads.explain.read import read_job
 from gke_accel.workloads.verify.live import connect
 from helpers import base_config, to_yaml

@@ -25,10 +25,10 @@ from typing import Any
 
 import pytest
 import yaml
-from localcluster import CONTROL_PLANE, LocalCluster, find_binaries
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.pools.node_shape import node_shape
+from gke_accel.twin.cluster import CONTROL_PLANE, LocalCluster, find_binaries
 from gke_accel.workloads.lint import lint_texts
 from require import require_or_skip
 

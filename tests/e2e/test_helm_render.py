@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 from kueue_defaults import stored_spec
-from localcluster import CONTROL_PLANE, DEFAULT_CONTROLLERS, LocalCluster, find_binaries
-from nodes import environment_nodes
 
 from charts import pod_specs, releases, render_release
 from gke_accel.model import load_environment
 from gke_accel.model.platform.manifests import platform_manifests
+from gke_accel.twin.cluster import CONTROL_PLANE, DEFAULT_CONTROLLERS, LocalCluster, find_binaries
+from gke_accel.twin.nodes import environment_nodes
 from require import require_or_skip
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"

@@ -9,12 +9,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from kueue_controller import install_crds
-from localcluster import LocalCluster
 
 from gke_accel.cli.main import main
 from gke_accel.model import load_environment
 from gke_accel.model.queues.names import uses_kueue
+from gke_accel.twin.cluster import LocalCluster
+from gke_accel.twin.kueue import install_crds
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 ENVS = ("dev", "staging", "prod")

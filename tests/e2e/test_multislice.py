@@ -1,6 +1,6 @@
 """Multi-host TPU JobSets from ``workload new`` with the REAL JobSet controller v0.11.1 (its webhooks
-registered by URL: tests/e2e/jobset_runner.py), kube-scheduler, kube-controller-manager (job, podgc,
-garbage collector) and kwok, on staging's TPU nodes (tests/e2e/nodes.py: four 2x4 slices on
+registered by URL: gke_accel/twin/jobset.py), kube-scheduler, kube-controller-manager (job, podgc,
+garbage collector) and kwok, on staging's TPU nodes (gke_accel/twin/nodes.py: four 2x4 slices on
 ct5lp-hightpu-4t, one GKE node pool each: v5e-slice, v5e-shared-s0..s2, two VMs per slice).
 
 What the server stores decides every assertion (pod ``spec.nodeName`` -> the node's
@@ -27,13 +27,15 @@ from typing import Any
 
 import pytest
 import yaml
-from jobset_runner import JobSetRunner
-from localcluster import CONTROL_PLANE, DEFAULT_CONTROLLERS, LocalCluster, find_binaries
-from nodes import pool_node
 
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.environment.config_files import load_environments
 from gke_accel.model.platform.manifests import platform_manifests
+from gke_accel.model.queues.install import JOBSET
+from gke_accel.twin.cluster import CONTROL_PLANE, DEFAULT_CONTROLLERS, LocalCluster, find_binaries
+from gke_accel.twin.jobset import JobSetController
+from gke_accel.twin.kueue import install_crds, release_crds
+from gke_accel.twin.nodes import pool_node
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from gke_accel.workloads.generate.jobset import EXCLUSIVE_KEY
 from gke_accel.workloads.lint import lint_texts
@@ -52,17 +54,6 @@ def _need(names: tuple[str, ...]) -> None:
         require_or_skip(reason)
 
 
-def start_kwok_without_completion(c: LocalCluster) -> None:
-    """kwok as ``LocalCluster.start_kwok`` runs it, minus the stage that completes Job pods at once:
-    training pods here run until they are deleted (or their node is)."""
-    stages = [s for s in sorted((c.bins.parent / "stages").glob("*.yaml")) if s.stem != "pod-complete"]
-    c._spawn("kwok", [
-        f"--kubeconfig={c.kubeconfig}", "--manage-all-nodes=false",
-        "--manage-nodes-with-label-selector=type=kwok", "--node-ip=127.0.0.1", "--server-address=",
-        "--node-port=0", *[f"--config={s}" for s in stages],
-    ])  # fmt: skip
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     _need((*CONTROL_PLANE, "kube-scheduler", "kwok"))
@@ -70,7 +61,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     c = LocalCluster.start(tmp_path_factory.mktemp("k8s-multislice"), controllers=(*DEFAULT_CONTROLLERS, "podgc"))
     try:
         c.start_scheduler()
-        start_kwok_without_completion(c)
+        c.start_kwok(complete_jobs=False)  # training pods run until deleted (or their node is)
         yield c
     finally:
         c.stop()
@@ -78,9 +69,10 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
 
 
 @pytest.fixture(scope="module")
-def jobset(cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[JobSetRunner]:
+def jobset(cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[JobSetController]:
     try:
-        runner = JobSetRunner.start(cluster, tmp_path_factory.mktemp("jobset"))
+        install_crds(cluster, release_crds(JOBSET))
+        runner = JobSetController.start(cluster, tmp_path_factory.mktemp("jobset"))
     except (subprocess.CalledProcessError, FileNotFoundError) as exc:
         require_or_skip(
             "JobSet controller not available (tools/kueue/build.sh jobset, Go module proxy)", output=build_output(exc)
@@ -107,7 +99,7 @@ def add_nodes(c: LocalCluster, nodes: list[dict[str, Any]]) -> None:
 
 
 @pytest.fixture(scope="module")
-def staging(cluster: LocalCluster, jobset: JobSetRunner) -> EnvironmentPlan:
+def staging(cluster: LocalCluster, jobset: JobSetController) -> EnvironmentPlan:
     [plan] = load_environments(CONFIG, ["staging"])
     add_nodes(cluster, [pool_node(p, i) for p in plan.pools if p.kind == "tpu" for i in range(p.node_bounds()[1])])
     cluster.apply([o for o in platform_manifests(plan) if o["kind"] == "PriorityClass"])

@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from localcluster import LocalCluster
-from nodes import environment_nodes
 
 from gke_accel.model import load_environment
 from gke_accel.model.pools.node_shape import node_shape
+from gke_accel.twin.cluster import LocalCluster
+from gke_accel.twin.nodes import environment_nodes
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 

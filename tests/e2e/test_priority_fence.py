@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 import yaml
-from localcluster import KubectlError, LocalCluster
 from pods import RESTRICTED
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.platform.fences import POLICY_NAME, priority_fence
 from gke_accel.model.platform.manifests import platform_manifests
+from gke_accel.twin.cluster import KubectlError, LocalCluster
 from helpers import base_config, to_yaml
 
 LABEL = "kueue.x-k8s.io/priority-class"

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from localcluster import KubectlError, LocalCluster
 from pods import RESTRICTED
 
 from gke_accel.model import load_environment
 from gke_accel.model.platform.manifests import platform_manifests
+from gke_accel.twin.cluster import KubectlError, LocalCluster
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 GROUP = "ml-nlp@acme.example.com"  # nlp's google_group in config/dev.yaml

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from localcluster import LocalCluster
 from terraform_k8s import PROVIDER_VERSION, Terraform, kubernetes_part, provider_binary, terraform_command
 
+from gke_accel.twin.cluster import LocalCluster
 from require import require_or_skip
 
 ENVS = ("dev", "staging", "prod")

@@ -15,13 +15,13 @@ from typing import Any, cast
 
 import pytest
 from fake_controllers import fake_controllers
-from kueue_controller import install_crds
-from localcluster import LocalCluster
-from nodes import pool_node
 
 from gke_accel.cli.main import main
 from gke_accel.cli.manifests_view import environment_manifests
 from gke_accel.model import EnvironmentPlan, load_environment
+from gke_accel.twin.cluster import LocalCluster
+from gke_accel.twin.kueue import install_crds
+from gke_accel.twin.nodes import pool_node
 from require import build_output, require_or_skip
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"

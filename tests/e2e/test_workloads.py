@@ -23,9 +23,6 @@ from typing import Any
 import pytest
 import yaml
 from fake_controllers import fake_controllers
-from kueue_controller import install_crds
-from localcluster import CONTROL_PLANE, LocalCluster, find_binaries
-from nodes import pool_node
 
 from gke_accel.cli.main import main
 from gke_accel.cli.manifests_view import environment_manifests
@@ -33,6 +30,9 @@ from gke_accel.model import EnvironmentPlan, load_environment
 from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.pools.node_shape import NODEPOOL_LABEL
 from gke_accel.model.queues.of_environment import queue_plan_of
+from gke_accel.twin.cluster import CONTROL_PLANE, LocalCluster, find_binaries
+from gke_accel.twin.kueue import install_crds
+from gke_accel.twin.nodes import pool_node
 from gke_accel.workloads.lint import lint_texts
 from gke_accel.workloads.manifests import read_documents
 from require import require_or_skip

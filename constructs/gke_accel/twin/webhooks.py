@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from localcluster import LocalCluster
+
+from gke_accel.twin.cluster import LocalCluster
 
 Obj = dict[str, Any]
 KINDS = ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")

@@ -1,6 +1,6 @@
 """A real Kubernetes control plane on loopback, for the e2e tier (``make e2e``, ``pytest -m e2e``).
 
-API (tests use the session fixture ``cluster`` from tests/e2e/conftest.py; e2e tests live in tests/e2e/):
+API (the e2e tier's fixtures in tests/e2e/conftest.py and ``gke-accel twin`` use it):
 
     cluster = LocalCluster.start(state_dir)          # etcd + kube-apiserver + kube-controller-manager
     cluster.start_scheduler(); cluster.start_kwok()  # optional: scheduling, fake nodes that go Ready
@@ -18,7 +18,7 @@ returns None with the reason when they are missing, so callers can skip cleanly.
 (``cluster.kubeconfig``, a cluster-admin client certificate) and one log per component
 (``<state>/logs/<name>.log``, printed on start-up failure).
 
-Run by hand: ``python tests/e2e/localcluster.py [--scheduler] [--kwok]`` starts one and prints
+Run by hand: ``python -m gke_accel.twin.cluster [--scheduler] [--kwok]`` starts one and prints
 ``export KUBECONFIG=...``; Ctrl-C stops it.
 """
 
@@ -43,9 +43,11 @@ from typing import Any, TypeVar
 
 import yaml
 
+from gke_accel.twin.stages import STAGE_NAME, run_seconds_stage
+
 K8S_VERSION = os.environ.get("K8S_VERSION", "v1.33.13")
 CACHE = Path(os.environ.get("GKE_ACCEL_CACHE", str(Path.home() / ".cache" / "gke-accel")))
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]  # the checkout (tools/, config/)
 BUILD_SCRIPT = REPO / "tools" / "k8s" / "build.sh"
 CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager")
 # Controllers the tier needs: quota status (else every pod in a quota'd namespace is refused),
@@ -101,7 +103,8 @@ def find_binaries(need: Iterable[str] = CONTROL_PLANE) -> tuple[Path | None, str
     missing = [n for n in need if not os.access(d / n, os.X_OK)]
     if not missing:
         return d, ""
-    return None, f"Kubernetes binaries missing in {d} ({', '.join(missing)}): run tools/k8s/build.sh (needs Go)"
+    listed = ", ".join(missing)
+    return None, f"Kubernetes binaries missing in {d} ({listed}): run `make twin-tools` (tools/k8s/build.sh, needs Go)"
 
 
 def free_port() -> int:
@@ -157,6 +160,9 @@ class LocalCluster:
     server: str = ""
     procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     start_seconds: float = 0.0  # launch of etcd to a ready /readyz
+    # detached (``gke-accel twin up``): every process in a session of its own, outliving this Python
+    # process (no atexit stop); ``gke-accel twin down`` stops them by the PIDs in the twin's state file
+    detached: bool = False
 
     # ---- lifecycle -------------------------------------------------------------------------------
     @classmethod
@@ -166,6 +172,8 @@ class LocalCluster:
         bins: Path | None = None,
         controllers: Sequence[str] = DEFAULT_CONTROLLERS,
         timeout: float = 90.0,
+        *,
+        detached: bool = False,
     ) -> LocalCluster:
         """Start etcd, kube-apiserver and kube-controller-manager; return once /readyz is ok and the
         ``default`` ServiceAccount exists. On any failure everything started is stopped and the logs'
@@ -176,8 +184,9 @@ class LocalCluster:
                 raise FileNotFoundError(reason)
         state = Path(state_dir or tempfile.mkdtemp(prefix="gke-accel-k8s-"))
         state.mkdir(parents=True, exist_ok=True)
-        cluster = cls(state_dir=state, bins=bins)
-        atexit.register(cluster.stop)
+        cluster = cls(state_dir=state, bins=bins, detached=detached)
+        if not detached:
+            atexit.register(cluster.stop)
         try:
             cluster._boot(controllers, timeout)
         except BaseException as exc:
@@ -235,9 +244,10 @@ class LocalCluster:
 
     def start_kwok(self, complete_jobs: bool = True) -> None:
         """Run kwok (idempotent): it manages nodes labelled ``type=kwok`` (see ``create_nodes``), marks
-        them Ready, heartbeats them, and moves pods bound to them to Running. With ``complete_jobs``
-        (kwok's pod-complete stage) a Job's Running pod succeeds at once; without it, it runs until
-        deleted, like a long training run (queue scenarios need the chips to stay in use)."""
+        them Ready, heartbeats them, and moves pods bound to them to Running. A pod annotated
+        ``gke-accel/run-seconds`` succeeds that many seconds after it runs (stages.py). With
+        ``complete_jobs`` (kwok's pod-complete stage) any other Job pod succeeds at once; without it, it
+        runs until deleted, like a long training run (queue scenarios need the chips to stay in use)."""
         if "kwok" in self.procs:
             return
         bins, reason = find_binaries(["kwok"])
@@ -246,6 +256,10 @@ class LocalCluster:
             stages = [s for s in stages if s.stem != "pod-complete"]
         if bins is None or not stages:
             raise FileNotFoundError(reason or "kwok stage configs missing: run tools/k8s/build.sh --force")
+        run_seconds = self.state_dir / "kwok-stages" / f"{STAGE_NAME}.yaml"
+        run_seconds.parent.mkdir(exist_ok=True)
+        run_seconds.write_text(yaml.safe_dump(run_seconds_stage()))
+        stages.append(run_seconds)
         self._spawn("kwok", [
             f"--kubeconfig={self.kubeconfig}", "--manage-all-nodes=false",
             "--manage-nodes-with-label-selector=type=kwok", "--node-ip=127.0.0.1", "--server-address=",
@@ -284,7 +298,7 @@ class LocalCluster:
         with open(logs / f"{name}.log", "ab") as log:
             self.procs[name] = subprocess.Popen(
                 [str(self.bins / name), *args], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                cwd=self.state_dir,
+                cwd=self.state_dir, start_new_session=self.detached,
             )  # fmt: skip
 
     def check_alive(self) -> None:

@@ -20,29 +20,30 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import yaml
-from jobset_controller import JobSetController
-from kueue_controller import KueueController, install_crds, release_crds
-from localcluster import WORKLOAD_CONTROLLERS, LocalCluster
-from nodes import pool_node
-from webhooks import WebhookCA
 
 from gke_accel.model import EnvironmentPlan, load_environment
+from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.queues.install import JOBSET, KUEUE
+from gke_accel.twin.cluster import WORKLOAD_CONTROLLERS, LocalCluster
+from gke_accel.twin.jobset import JobSetController
+from gke_accel.twin.kueue import KueueController, install_crds, release_crds
+from gke_accel.twin.nodes import pool_node
+from gke_accel.twin.webhooks import WebhookCA
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]  # the checkout (tools/, config/)
 CONFIG = REPO / "config"
 GKE_ACCEL = [str(Path(sys.executable).parent / "gke-accel")]  # the installed CLI, as a user runs it
 ACCELERATOR_RESOURCES = ("google.com/tpu", "nvidia.com/gpu")
 
 
-def plan_of(env: str) -> EnvironmentPlan:
-    return load_environment(str(CONFIG / f"{env}.yaml"))
+def plan_of(env: str, config_dir: Path = CONFIG) -> EnvironmentPlan:
+    return load_environment(str(config_dir / f"{env}.yaml"))
 
 
 def _cli(*args: str) -> str:
@@ -52,9 +53,9 @@ def _cli(*args: str) -> str:
     return out.stdout
 
 
-def helm_releases(env: str, outdir: Path) -> dict[str, dict[str, Any]]:
+def helm_releases(env: str, outdir: Path, config_dir: Path = CONFIG) -> dict[str, dict[str, Any]]:
     """The stack's ``helm_release`` resources by chart name, from ``gke-accel synth --env E``."""
-    _cli("synth", "--env", env, "--config-dir", str(CONFIG), "--outdir", str(outdir))
+    _cli("synth", "--env", env, "--config-dir", str(config_dir), "--outdir", str(outdir))
     stack = json.loads((outdir / "stacks" / env / "cdk.tf.json").read_text())
     releases = stack.get("resource", {}).get("helm_release", {}).values()
     return {str(r["chart"]): r for r in releases}
@@ -71,42 +72,99 @@ def kueue_configuration_of(release: dict[str, Any]) -> dict[str, Any]:
     raise AssertionError(f"the kueue release passes no managerConfig.controllerManagerConfigYaml: {release}")
 
 
-def all_nodes(plan: EnvironmentPlan) -> list[dict[str, Any]]:
+def all_nodes(plan: EnvironmentPlan, per_pool: str | int = "max") -> list[dict[str, Any]]:
+    """The system pool's and every accelerator pool's nodes: each pool at its maximum size (``"max"``,
+    as the cluster autoscaler could grow it), or ``per_pool`` nodes (at most the maximum)."""
     pools = [plan.cluster.system_pool, *plan.pools]
-    return [pool_node(pool, i) for pool in pools for i in range(pool.node_bounds()[1])]
+    if per_pool != "max" and (isinstance(per_pool, str) or per_pool < 1):
+        raise ValueError(f"per_pool: {per_pool!r} is neither 'max' nor a node count >= 1")
+
+    def count(pool: NodePoolPlan) -> int:
+        most = pool.node_bounds()[1]
+        return most if per_pool == "max" else min(int(per_pool), most)
+
+    return [pool_node(pool, i) for pool in pools for i in range(count(pool))]
 
 
 class EnvironmentRun:
-    def __init__(self, env: str, cluster: LocalCluster, plan: EnvironmentPlan, releases: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        env: str,
+        cluster: LocalCluster,
+        plan: EnvironmentPlan,
+        releases: dict[str, Any],
+        per_pool: str | int = "max",
+    ) -> None:
         self.env, self.cluster, self.plan, self.releases = env, cluster, plan, releases
-        self.nodes = {n["metadata"]["name"]: n for n in all_nodes(plan)}
+        self.nodes = {n["metadata"]["name"]: n for n in all_nodes(plan, per_pool)}
+        self.kueue: KueueController | None = None
+        self.jobset: JobSetController | None = None
 
     @classmethod
     @contextmanager
     def start(cls, env: str, state: Path) -> Iterator[EnvironmentRun]:
-        plan = plan_of(env)
-        releases = helm_releases(env, state / "synth")
-        _cli("manifests", "--env", env, "--config-dir", str(CONFIG), "--out", str(state / "manifests"))
-        with ExitStack() as stack:
-            cluster = LocalCluster.start(state / "k8s", controllers=WORKLOAD_CONTROLLERS)
-            stack.callback(cluster.stop)
+        run = cls.launch(env, state)
+        try:
+            yield run
+        finally:
+            run.stop()
+
+    @classmethod
+    def launch(
+        cls,
+        env: str,
+        state: Path,
+        *,
+        config_dir: Path = CONFIG,
+        per_pool: str | int = "max",
+        detached: bool = False,
+        on_step: Callable[[str], None] | None = None,
+    ) -> EnvironmentRun:
+        """Bring the environment up and return it running; on any failure everything started is stopped.
+        ``detached``: the processes outlive this one (``gke-accel twin up``); ``on_step`` hears each step."""
+        step = on_step or (lambda _: None)
+        plan = plan_of(env, config_dir)
+        all_nodes(plan, per_pool)  # a bad per_pool fails before anything starts
+        step("synthesizing the stack (its Helm releases) and the platform manifests")
+        releases = helm_releases(env, state / "synth", config_dir)
+        _cli("manifests", "--env", env, "--config-dir", str(config_dir), "--out", str(state / "manifests"))
+        step("starting etcd, kube-apiserver, kube-controller-manager")
+        cluster = LocalCluster.start(state / "k8s", controllers=WORKLOAD_CONTROLLERS, detached=detached)
+        run = cls(env, cluster, plan, releases, per_pool)
+        try:
+            step("starting kube-scheduler and kwok")
             cluster.start_scheduler()
             cluster.start_kwok(complete_jobs=False)
-            run = cls(env, cluster, plan, releases)
+            step(f"creating {len(run.nodes)} nodes")
             cluster.create_nodes(list(run.nodes.values()))
             ca = WebhookCA(state / "webhook-ca")
             crds = [*(release_crds(KUEUE) if "kueue" in releases else []),
                     *(release_crds(JOBSET) if "jobset" in releases else [])]  # fmt: skip
             if crds:
+                step(f"installing {len(crds)} CRDs")
                 install_crds(cluster, crds)
             if "jobset" in releases:
-                stack.enter_context(JobSetController.start(cluster, state / "jobset", ca))
+                step("starting the JobSet controller")
+                run.jobset = JobSetController.start(cluster, state / "jobset", ca)
             if "kueue" in releases:
+                step("starting the Kueue controller")
                 config = kueue_configuration_of(releases["kueue"])
-                stack.enter_context(KueueController.start(cluster, config, state / "kueue", ca))
+                run.kueue = KueueController.start(cluster, config, state / "kueue", ca)
+            step("applying the platform manifests")
             cluster.apply(state / "manifests" / env)
             run.wait_quotas()
-            yield run
+        except BaseException:
+            run.stop()
+            raise
+        return run
+
+    def stop(self) -> None:
+        """The controllers (their webhook registrations first), then the cluster; idempotent."""
+        for controller in (self.kueue, self.jobset):
+            if controller is not None:
+                controller.stop()
+        self.kueue = self.jobset = None
+        self.cluster.stop()
 
     def team_namespaces(self) -> list[str]:
         return [ns["metadata"]["name"] for ns in self.cluster.get("namespace")["items"]
@@ -149,7 +207,7 @@ class EnvironmentRun:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python tests/e2e/environments_run.py staging``: bring the environment up, print KUBECONFIG, wait for Ctrl-C."""
+    """``python -m gke_accel.twin.environment staging``: bring the environment up, print KUBECONFIG, wait for Ctrl-C."""
     import argparse
     import tempfile
     import time

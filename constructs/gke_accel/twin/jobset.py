@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from kueue_controller import build, wait_webhook_effective, webhook_component
-from localcluster import LocalCluster, free_port
-from webhooks import WebhookCA, by_url, kustomized_webhooks, register, unregister, wait_listening
 
 from gke_accel.model.queues.install import JOBSET
+from gke_accel.twin.cluster import LocalCluster, free_port
+from gke_accel.twin.kueue import build, wait_webhook_effective, webhook_component
+from gke_accel.twin.webhooks import WebhookCA, by_url, kustomized_webhooks, register, unregister, wait_listening
 
 # JobSet's defaulting webhook enables DNS hostnames when a JobSet leaves it unset (pkg/webhooks/jobset_webhook.go,
 # Default); the CRD has no such default, so a dry run coming back with it proves the webhook ran.

@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from localcluster import KubectlError, LocalCluster, free_port
-from webhooks import WebhookCA, by_url, kustomized_webhooks, register, unregister, wait_listening
 
 from gke_accel.model.queues.install import JOBSET, KUEUE, Release
+from gke_accel.twin.cluster import KubectlError, LocalCluster, free_port
+from gke_accel.twin.webhooks import WebhookCA, by_url, kustomized_webhooks, register, unregister, wait_listening
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]  # the checkout (tools/, config/)
 BUILD = REPO / "tools" / "kueue" / "build.sh"
 
 
