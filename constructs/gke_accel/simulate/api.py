@@ -5,6 +5,7 @@ whole control plane on a 2-core machine."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import ssl
 import tempfile
@@ -58,10 +59,8 @@ class Api:
                 return out
         except urllib.error.HTTPError as err:
             text = err.read().decode(errors="replace")
-            try:
+            with contextlib.suppress(ValueError):
                 text = json.loads(text).get("message", text)
-            except ValueError:
-                pass
             raise ApiError(err.code, text) from None
 
     def get(self, path: str) -> Obj:
@@ -76,7 +75,9 @@ class Api:
 
     def delete(self, path: str) -> None:
         try:
-            self.request("DELETE", path, {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"})
+            self.request(
+                "DELETE", path, {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"}
+            )
         except ApiError as err:
             if err.status != 404:
                 raise

@@ -107,7 +107,7 @@ def generate(plan: EnvironmentPlan, s: Settings) -> list[TraceJob]:
                     kind=None if kind == "tpu" else "job",
                 ))  # fmt: skip
             if kind == "gpu":
-                jobs[-len(drafts):] = [TraceJob(**{**j.__dict__, "slices": 1}) for j in jobs[-len(drafts):]]
+                jobs[-len(drafts) :] = [TraceJob(**{**j.__dict__, "slices": 1}) for j in jobs[-len(drafts) :]]
     jobs.sort(key=lambda j: (j.submit, j.team, j.accelerator))
     return [TraceJob(**{**j.__dict__, "name": f"{j.team[:12]}-{i:04d}"}) for i, j in enumerate(jobs, 1)]
 

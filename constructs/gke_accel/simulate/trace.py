@@ -108,7 +108,9 @@ def _job(row: dict[str, Any], where: str, index: int, issues: list[ConfigIssue])
     values = {k: "" if row.get(k) is None else str(row.get(k)).strip() for k in FIELDS}
     for key in REQUIRED:
         if not values[key]:
-            issues.append(ConfigIssue(f"{where}: {key}", "is missing", "a value (required fields: " + ", ".join(REQUIRED) + ")"))
+            issues.append(
+                ConfigIssue(f"{where}: {key}", "is missing", "a value (required fields: " + ", ".join(REQUIRED) + ")")
+            )
     times: dict[str, float | None] = {}
     for key in ("submit", "duration", "checkpoint"):
         times[key] = parse_duration(values[key]) if values[key] else None
@@ -119,15 +121,25 @@ def _job(row: dict[str, Any], where: str, index: int, issues: list[ConfigIssue])
             issues.append(ConfigIssue(f"{where}: {key}", f"{values[key]!r} is zero", "more than 0"))
     chips = _int(values["chips"], 1) if values["chips"] else None
     if values["chips"] and chips is None:
-        issues.append(ConfigIssue(f"{where}: chips", f"{values['chips']!r} is not a whole number of 1 or more", "1, 2, 4, 8, ..."))
+        issues.append(
+            ConfigIssue(f"{where}: chips", f"{values['chips']!r} is not a whole number of 1 or more", "1, 2, 4, 8, ...")
+        )
     slices = _int(values["slices"], 1) if values["slices"] else 1
     if slices is None:
-        issues.append(ConfigIssue(f"{where}: slices", f"{values['slices']!r} is not a whole number of 1 or more", "1 or more"))
+        issues.append(
+            ConfigIssue(f"{where}: slices", f"{values['slices']!r} is not a whole number of 1 or more", "1 or more")
+        )
     if values["kind"] and values["kind"] not in KINDS:
         issues.append(ConfigIssue(f"{where}: kind", f"{values['kind']!r} is not a kind", ", ".join(KINDS)))
     name = values["name"] or f"j{index:04d}"
     if not NAME.match(name):
-        issues.append(ConfigIssue(f"{where}: name", f"{name!r} is not a lowercase DNS label of at most 40 characters", "e.g. nlp-pretrain-3"))
+        issues.append(
+            ConfigIssue(
+                f"{where}: name",
+                f"{name!r} is not a lowercase DNS label of at most 40 characters",
+                "e.g. nlp-pretrain-3",
+            )
+        )
     if len(issues) > start:
         return None
     return TraceJob(
@@ -146,13 +158,17 @@ def parse_trace(text: str, source: str) -> list[TraceJob]:
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as err:
-            raise ConfigError([ConfigIssue(source, f"is not YAML ({str(err).splitlines()[0]})", "a list of jobs")]) from None
+            raise ConfigError(
+                [ConfigIssue(source, f"is not YAML ({str(err).splitlines()[0]})", "a list of jobs")]
+            ) from None
         data = data.get("jobs") if isinstance(data, dict) else data
         if not isinstance(data, list):
             raise ConfigError([ConfigIssue(source, "has no list of jobs", "a YAML list, or {jobs: [...]}")])
         for i, item in enumerate(data):
             if not isinstance(item, dict):
-                issues.append(ConfigIssue(f"{source}: jobs[{i}]", f"{item!r} is not a mapping", "submit: ..., team: ..., ..."))
+                issues.append(
+                    ConfigIssue(f"{source}: jobs[{i}]", f"{item!r} is not a mapping", "submit: ..., team: ..., ...")
+                )
             else:
                 rows.append((f"{source}: jobs[{i}]", item))
     else:
@@ -168,7 +184,9 @@ def parse_trace(text: str, source: str) -> list[TraceJob]:
             raise ConfigError(issues)
         for row in reader:
             if None in row:
-                issues.append(ConfigIssue(f"{source}:{reader.line_num}", "has more values than the header", ", ".join(header)))
+                issues.append(
+                    ConfigIssue(f"{source}:{reader.line_num}", "has more values than the header", ", ".join(header))
+                )
                 continue
             rows.append((f"{source}:{reader.line_num}", {k: v for k, v in row.items() if v is not None}))
     jobs = [j for i, (where, row) in enumerate(rows, 1) if (j := _job(row, where, i, issues)) is not None]
@@ -188,7 +206,9 @@ def read_trace(path: Path) -> list[TraceJob]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError([ConfigIssue(str(path), f"cannot be read ({err.__class__.__name__})", "a CSV or YAML trace")]) from None
+        raise ConfigError(
+            [ConfigIssue(str(path), f"cannot be read ({err.__class__.__name__})", "a CSV or YAML trace")]
+        ) from None
     return parse_trace(text, str(path))
 
 
