@@ -17,6 +17,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gke_accel.model import EnvironmentPlan
 from gke_accel.simulate import failures
@@ -27,6 +28,7 @@ from gke_accel.simulate.policy import static_cluster_queue
 from gke_accel.simulate.trace import TraceJob
 
 KUEUE = "/apis/kueue.x-k8s.io/v1beta2"
+Obj = dict[str, Any]
 
 
 @dataclass
@@ -51,10 +53,10 @@ class RunResult:
     notes: list[str] = field(default_factory=list)
 
 
-def _cond(obj: dict[str, object], kind: str) -> dict[str, str] | None:
-    for c in obj.get("status", {}).get("conditions", []) or []:  # type: ignore[union-attr]
+def _cond(obj: Obj, kind: str) -> dict[str, str] | None:
+    for c in obj.get("status", {}).get("conditions", []) or []:
         if c.get("type") == kind and c.get("status") == "True":
-            return c  # type: ignore[no-any-return]
+            return dict(c)
     return None
 
 
@@ -83,12 +85,12 @@ class Runner:
         nodes = api.items("/api/v1/nodes")
         self.failures = failures.schedule(node_failures, self.until, failures.failure_units(nodes), seed)
         self.repairs: list[tuple[float, tuple[str, ...]]] = []
-        self.saved_nodes: dict[str, dict[str, object]] = {}
+        self.saved_nodes: dict[str, Obj] = {}
         self.on_tick = on_tick
         self.notes: list[str] = []
 
-    def log(self, t: float, st: JobState, kind: str, **kw: object) -> None:
-        self.events.append(Event(t, st.sub.job.name, st.sub.job.team, kind, **kw))  # type: ignore[arg-type]
+    def log(self, t: float, st: JobState, kind: str, **kw: Any) -> None:
+        self.events.append(Event(t, st.sub.job.name, st.sub.job.team, kind, **kw))
 
     def run(self) -> RunResult:
         t0 = time.monotonic()
@@ -129,7 +131,7 @@ class Runner:
             if st.submitted and not st.finished:
                 self.follow(now, st, workloads.get((st.sub.namespace, name)), running.get(name, 0))
 
-    def follow(self, now: float, st: JobState, wl: dict[str, object] | None, chips: int) -> None:
+    def follow(self, now: float, st: JobState, wl: Obj | None, chips: int) -> None:
         if wl is not None and _cond(wl, "Finished"):
             self.stop_run(now, st, None)
             st.finished = True
@@ -193,15 +195,15 @@ class Runner:
                 self.notes.append(f"{st.sub.job.name}: completing pod: {err}")
 
 
-def _chips(pod: dict[str, object], resource: str) -> int:
+def _chips(pod: Obj, resource: str) -> int:
     total = 0
-    for c in pod["spec"]["containers"]:  # type: ignore[index]
+    for c in pod["spec"]["containers"]:
         total += int(c.get("resources", {}).get("requests", {}).get(resource, 0))
     return total
 
 
-def _flavor(wl: dict[str, object] | None, resource: str) -> str:
-    for ps in (wl or {}).get("status", {}).get("admission", {}).get("podSetAssignments", []):  # type: ignore[union-attr]
+def _flavor(wl: Obj | None, resource: str) -> str:
+    for ps in (wl or {}).get("status", {}).get("admission", {}).get("podSetAssignments", []):
         flavor = ps.get("flavors", {}).get(resource)
         if flavor:
             return str(flavor)

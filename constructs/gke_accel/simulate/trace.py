@@ -116,8 +116,7 @@ def _job(row: dict[str, Any], where: str, index: int, issues: list[ConfigIssue])
         times[key] = parse_duration(values[key]) if values[key] else None
         if values[key] and times[key] is None:
             issues.append(ConfigIssue(f"{where}: {key}", f"{values[key]!r} is not a duration", DURATION_HELP))
-    for key in ("duration", "checkpoint"):
-        if times[key] == 0:
+        elif key != "submit" and times[key] == 0:
             issues.append(ConfigIssue(f"{where}: {key}", f"{values[key]!r} is zero", "more than 0"))
     chips = _int(values["chips"], 1) if values["chips"] else None
     if values["chips"] and chips is None:
@@ -189,12 +188,14 @@ def parse_trace(text: str, source: str) -> list[TraceJob]:
                 )
                 continue
             rows.append((f"{source}:{reader.line_num}", {k: v for k, v in row.items() if v is not None}))
-    jobs = [j for i, (where, row) in enumerate(rows, 1) if (j := _job(row, where, i, issues)) is not None]
-    seen: dict[str, str] = {}
-    for (where, _), job in zip(rows, jobs, strict=False):
-        if job.name in seen:
-            issues.append(ConfigIssue(f"{where}: name", f"{job.name!r} is used twice", "a name per job"))
-        seen[job.name] = where
+    parsed = [(where, _job(row, where, i, issues)) for i, (where, row) in enumerate(rows, 1)]
+    jobs = [job for _, job in parsed if job is not None]
+    seen: set[str] = set()
+    for i, (where, row) in enumerate(rows, 1):
+        name = str(row.get("name") or "").strip() or f"j{i:04d}"
+        if name in seen:
+            issues.append(ConfigIssue(f"{where}: name", f"{name!r} is used twice", "a name per job"))
+        seen.add(name)
     if not rows and not issues:
         issues.append(ConfigIssue(source, "has no jobs", "one job per row"))
     if issues:
