@@ -2,6 +2,7 @@
 #   make synth  - validate every environment, synthesize cdktf.out/stacks/<env>, print summaries, policy scan
 #   make test   - the whole test suite (without the e2e tier)
 #   make e2e    - the real-Kubernetes tier: builds/reuses the binaries (needs Go), runs pytest -m e2e
+#   make twin-tools - build/reuse the binaries `gke-accel twin up` runs (needs Go; docs/twin.md)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -15,7 +16,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 PYTEST_ARGS ?=
 
 .PHONY: setup setup-synth synth validate scan test test-py313 e2e lint bench bench-queues clean cli terraform deploy destroy require-env \
-	validate-terraform review setup-other-framework preflight test-other-framework
+	validate-terraform review setup-other-framework preflight test-other-framework twin-tools
 
 # The default framework is CDK Terrain (cdktn) in .venv. The other one, cdktf 0.21, lives in its own
 # environment (.venv-cdktf, cdktf only) for `make test-other-framework` and `make bench`.
@@ -85,6 +86,12 @@ test-other-framework: setup setup-other-framework
 e2e: setup
 	tools/ci/e2e_builds.sh $(VENV)
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -m e2e -p no:cacheprovider $(PYTEST_ARGS)
+
+# The binaries `gke-accel twin up` runs (docs/twin.md): etcd, kube-apiserver, kube-controller-manager,
+# kube-scheduler, kwok and the Kueue and JobSet controllers, built once into ~/.cache/gke-accel (needs Go).
+twin-tools:
+	tools/k8s/build.sh
+	tools/kueue/build.sh all
 
 lint: setup
 	$(BIN)/ruff check constructs stacks tests benchmarks

@@ -57,6 +57,7 @@ COMMAND_MODULES = {
     "init": "init_view",
     "preflight": "preflight_view",
     "simulate": "simulate_view",
+    "twin": "twin_view",
 }
 MAIN_COMMANDS = ("validate", "synth", "scan", "catalog")  # defined here
 

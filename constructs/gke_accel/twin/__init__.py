@@ -6,3 +6,7 @@ kube-apiserver, kube-controller-manager, kube-scheduler, kwok on loopback), ``ku
 ``model/pools/node_shape``), ``environment`` (one shipped environment as its stack installs it).
 Nothing here imports jsii: the stack's Helm releases are read from ``gke-accel synth`` run in a subprocess.
 """
+
+from gke_accel.twin.local_twin import MissingTools, Twin, TwinError, read_twin, stop_twin
+
+__all__ = ["MissingTools", "Twin", "TwinError", "read_twin", "stop_twin"]

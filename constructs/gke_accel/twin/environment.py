@@ -119,15 +119,19 @@ class EnvironmentRun:
         per_pool: str | int = "max",
         detached: bool = False,
         on_step: Callable[[str], None] | None = None,
+        on_releases: Callable[[dict[str, Any]], None] | None = None,
     ) -> EnvironmentRun:
         """Bring the environment up and return it running; on any failure everything started is stopped.
-        ``detached``: the processes outlive this one (``gke-accel twin up``); ``on_step`` hears each step."""
+        ``detached``: the processes outlive this one (``gke-accel twin up``); ``on_step`` hears each step;
+        ``on_releases`` sees the stack's Helm releases before any process starts (and may raise)."""
         step = on_step or (lambda _: None)
         plan = plan_of(env, config_dir)
         all_nodes(plan, per_pool)  # a bad per_pool fails before anything starts
         step("synthesizing the stack (its Helm releases) and the platform manifests")
         releases = helm_releases(env, state / "synth", config_dir)
         _cli("manifests", "--env", env, "--config-dir", str(config_dir), "--out", str(state / "manifests"))
+        if on_releases is not None:
+            on_releases(releases)
         step("starting etcd, kube-apiserver, kube-controller-manager")
         cluster = LocalCluster.start(state / "k8s", controllers=WORKLOAD_CONTROLLERS, detached=detached)
         run = cls(env, cluster, plan, releases, per_pool)

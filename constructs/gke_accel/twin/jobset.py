@@ -59,6 +59,7 @@ class JobSetController:
     def __init__(self, proc: subprocess.Popen[bytes], log: Path, cluster: LocalCluster) -> None:
         self.proc, self.log, self.cluster = proc, log, cluster
         self.webhooks: list[dict[str, Any]] = []
+        self.binary = ""  # the controller binary (argv[0] once it runs), for the twin's state file
 
     @classmethod
     def start(
@@ -89,6 +90,7 @@ class JobSetController:
                 env={**os.environ, "KUBECONFIG": str(cluster.kubeconfig), "POD_NAMESPACE": JOBSET.namespace},
             )  # fmt: skip
         controller = cls(proc, log, cluster)
+        controller.binary = str(binary)
         try:
             deadline = time.monotonic() + 60
             while b"Starting workers" not in log.read_bytes():

@@ -30,7 +30,7 @@ from typing import Any
 import yaml
 
 from gke_accel.model.queues.install import JOBSET, KUEUE, Release
-from gke_accel.twin.cluster import KubectlError, LocalCluster, free_port
+from gke_accel.twin.cluster import CACHE, KubectlError, LocalCluster, free_port
 from gke_accel.twin.webhooks import WebhookCA, by_url, kustomized_webhooks, register, unregister, wait_listening
 
 REPO = Path(__file__).resolve().parents[3]  # the checkout (tools/, config/)
@@ -65,6 +65,11 @@ def install_crds(cluster: LocalCluster, files: list[Path] | None = None) -> list
     for f in files:
         cluster.kubectl("wait", "--for=condition=Established", "--timeout=60s", "-f", str(f))
     return files
+
+
+def cached_controller(release: Release) -> Path:
+    """Where tools/kueue/build.sh puts the release's controller binary (it may not be built yet)."""
+    return CACHE / "kueue" / f"{release.name}-v{release.version}"
 
 
 def build(what: str) -> Path:
@@ -121,6 +126,7 @@ class KueueController:
     def __init__(self, proc: subprocess.Popen[bytes], log: Path, cluster: LocalCluster) -> None:
         self.proc, self.log, self.cluster = proc, log, cluster
         self.webhooks: list[dict[str, Any]] = []
+        self.binary = ""  # the controller binary (argv[0] once it runs), for the twin's state file
 
     @classmethod
     def start(
@@ -177,6 +183,7 @@ class KueueController:
                 ["unshare", "-m", "sh", "-c", command], stdout=out, stderr=subprocess.STDOUT, start_new_session=True
             )
         controller = cls(proc, log, cluster)
+        controller.binary = str(binary)
         try:
             deadline = time.monotonic() + 60
             while b"Starting workers" not in log.read_bytes() or b"clusterqueue" not in log.read_bytes().lower():

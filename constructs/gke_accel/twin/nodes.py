@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gke_accel.catalog import load_catalog
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.node_shape import node_shape
@@ -29,12 +30,16 @@ def pool_node(pool: NodePoolPlan, index: int = 0) -> dict[str, Any]:
         "kubernetes.io/arch": "amd64",
     }
     allocatable = {**BASE_ALLOCATABLE, **shape.node_allocatable()}
+    capacity = dict(allocatable)
+    size = load_catalog().machine_size(shape.machine_type) if shape.machine_type else None
+    if size is not None:  # GKE's capacity is the machine's size (tests/fixtures/gke-nodes/README.md, KCAP)
+        capacity.update(cpu=str(size.vcpu), memory=f"{int(size.memory_gb * 1024 * 1024)}Ki")
     return {
         "apiVersion": "v1",
         "kind": "Node",
         "metadata": {"name": name, "labels": labels},
         "spec": {"taints": [t.as_k8s() for t in shape.taints]},
-        "status": {"allocatable": allocatable, "capacity": dict(allocatable)},
+        "status": {"allocatable": allocatable, "capacity": capacity},
     }
 
 

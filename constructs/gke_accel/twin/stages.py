@@ -11,7 +11,9 @@ stages match, kwok picks one at random in proportion to ``weight`` (pkg/utils/li
 ``Match``): this stage has weight 1 and kwok's own pod-complete (Job pods, at once) has 0, so an
 annotated Job pod always waits its run time. The next state is kwok's own pod-complete status
 (kustomize/stage/pod/fast/pod-complete.yaml): every container terminated with exit code 0, reason
-Completed, phase Succeeded. A pod without the annotation is left Running until it is deleted.
+Completed, phase Succeeded; here ``startedAt`` keeps the time the container started running, so
+``finishedAt - startedAt`` is the run time (to the second: the API stores whole seconds).
+A pod without the annotation is left Running until it is deleted.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ STAGE_NAME = "gke-accel-run-seconds"
 
 _COMPLETED = """\
 {{ $now := Now }}
+{{ $root := . }}
 containerStatuses:
 {{ range $index, $item := .spec.containers }}
+{{ $origin := index $root.status.containerStatuses $index }}
 - image: {{ $item.image | Quote }}
   name: {{ $item.name | Quote }}
   ready: false
@@ -35,7 +39,7 @@ containerStatuses:
       exitCode: 0
       finishedAt: {{ $now | Quote }}
       reason: Completed
-      startedAt: {{ $now | Quote }}
+      startedAt: {{ with $origin.state.running }}{{ .startedAt | Quote }}{{ else }}{{ $now | Quote }}{{ end }}
 {{ end }}
 phase: Succeeded
 """

@@ -1,0 +1,201 @@
+"""``Twin``: one environment's scheduling stack on loopback, as ``gke-accel twin up`` starts it.
+
+    with Twin.start("staging", Path("/tmp/twin")) as twin:    # or detached=True, then twin down
+        twin.cluster.apply(job); twin.kubeconfig; twin.plan
+
+What runs (``environment.EnvironmentRun``): etcd, kube-apiserver (GKE's pod admission), kube-controller-manager
+(job, replicaset, deployment, quota, namespace, garbage collector ...), kube-scheduler, kwok with every
+pool's nodes as ``model/pools/node_shape`` says GKE makes them (each pool at its maximum size unless
+``per_pool``), Kueue and JobSet where the stack installs them (their webhooks registered by URL), and
+the platform objects of ``gke-accel manifests``. Pods annotated ``gke-accel/run-seconds`` succeed that
+long after they run (stages.py); others run until deleted.
+
+Each ``start`` uses a new ``run-<time>`` folder inside ``state`` (certificates, etcd data, logs), and
+writes ``state/twin.json`` (state.py) with every process's PID; ``stop()`` stops them by PID.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from gke_accel.model import EnvironmentPlan
+from gke_accel.model.queues.install import JOBSET, KUEUE
+from gke_accel.twin.cluster import CONTROL_PLANE, LocalCluster, find_binaries
+from gke_accel.twin.environment import EnvironmentRun
+from gke_accel.twin.kueue import cached_controller
+from gke_accel.twin.state import ProcessRecord, TwinState, is_running, read_state, stop_processes, write_state
+
+TOOLS_COMMAND = "make twin-tools"
+TWIN_BINARIES = (*CONTROL_PLANE, "kube-scheduler", "kwok")
+
+
+class TwinError(RuntimeError):
+    """The twin cannot start or stop; the message is one line for the user (no traceback)."""
+
+
+class MissingTools(TwinError):
+    """A binary the twin needs is not built: the message names it and the command that builds it."""
+
+
+def check_tools() -> None:
+    """Every program the control plane needs, before anything starts."""
+    bins, reason = find_binaries(TWIN_BINARIES)
+    if bins is None:
+        raise MissingTools(reason)
+    if not any((bins.parent / "stages").glob("*.yaml")):
+        raise MissingTools(f"kwok stage configs missing in {bins.parent / 'stages'}: run `{TOOLS_COMMAND}`")
+    for program, why in (("kubectl", "any 1.27-1.33 client"), ("openssl", "it makes the twin's certificates")):
+        if shutil.which(program) is None:
+            raise MissingTools(f"{program} is not on PATH ({why})")
+
+
+def check_controllers(releases: dict[str, Any]) -> None:
+    """The Kueue/JobSet controllers the stack installs are built, and Go can read their modules (CRDs)."""
+    wanted = [r for r in (KUEUE, JOBSET) if r.chart in releases]
+    missing = [str(cached_controller(r)) for r in wanted if not cached_controller(r).is_file()]
+    if missing:
+        raise MissingTools(f"controller binaries missing ({', '.join(missing)}): run `{TOOLS_COMMAND}` (needs Go)")
+    if wanted and shutil.which("go") is None:
+        raise MissingTools(f"go is not on PATH: the CRDs and webhooks of {', '.join(r.name for r in wanted)} "
+                           f"come from their Go modules (`{TOOLS_COMMAND}` downloads them)")  # fmt: skip
+
+
+def _new_run_dir(state: Path) -> Path:
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    for n in range(100):
+        candidate = state / (f"run-{stamp}" if n == 0 else f"run-{stamp}-{n}")
+        if not candidate.exists():
+            candidate.mkdir(parents=True)
+            return candidate
+    raise TwinError(f"cannot make a new run folder in {state}")
+
+
+def _argv0(args: Any) -> str:
+    return str(args if isinstance(args, (str, bytes, Path)) else args[0])
+
+
+def records_of(run: EnvironmentRun) -> tuple[ProcessRecord, ...]:
+    """Every process of the run, in start order, as the state file keeps them."""
+    records = [ProcessRecord.of(name, p.pid, _argv0(p.args)) for name, p in run.cluster.procs.items()]
+    for name, controller in (("jobset", run.jobset), ("kueue", run.kueue)):
+        if controller is not None:
+            records.append(ProcessRecord.of(name, controller.proc.pid, controller.binary))
+    return tuple(records)
+
+
+class Twin:
+    def __init__(self, run: EnvironmentRun | None, state_dir: Path, state: TwinState) -> None:
+        self._run, self.state_dir, self.state = run, state_dir, state
+
+    @property
+    def kubeconfig(self) -> Path:
+        return Path(self.state.kubeconfig)
+
+    @property
+    def cluster(self) -> LocalCluster:
+        if self._run is None:
+            raise TwinError("this Twin was read from its state file; its cluster object lives in `twin up`")
+        return self._run.cluster
+
+    @property
+    def plan(self) -> EnvironmentPlan:
+        if self._run is None:
+            raise TwinError("this Twin was read from its state file; load the plan with load_environment")
+        return self._run.plan
+
+    @property
+    def run(self) -> EnvironmentRun:
+        """The environment (nodes, releases, helpers); only in the process that started the twin."""
+        if self._run is None:
+            raise TwinError("this Twin was read from its state file")
+        return self._run
+
+    @classmethod
+    def start(
+        cls,
+        env: str,
+        state: Path,
+        *,
+        config_dir: Path | None = None,
+        per_pool: str | int = "max",
+        detached: bool = False,
+        on_step: Callable[[str], None] | None = None,
+    ) -> Twin:
+        """Start the twin of ``env`` (``config_dir/<env>.yaml``, default ``./config``) and return it running.
+        Refused while a twin started from ``state`` still runs. ``detached``: the processes outlive this
+        Python process (``gke-accel twin up``); stop them with ``Twin.stop`` or ``stop_twin(state)``."""
+        t0 = time.monotonic()
+        state = Path(state).resolve()
+        config = Path(config_dir or "config").resolve()
+        previous = read_state(state)
+        if previous is not None and any(is_running(p) for p in previous.processes):
+            raise TwinError(
+                f"a twin of {previous.env} already runs from {state}: "
+                f"stop it with `gke-accel twin down --state {state}`"
+            )
+        if not (config / f"{env}.yaml").is_file():
+            known = sorted(p.stem for p in config.glob("*.yaml"))
+            raise TwinError(
+                f"--env {env!r}: no {config / (env + '.yaml')}; environments there: {', '.join(known) or 'none'}"
+            )
+        check_tools()
+        run_dir = _new_run_dir(state)
+        run = EnvironmentRun.launch(
+            env, run_dir, config_dir=config, per_pool=per_pool, detached=detached, on_step=on_step,
+            on_releases=check_controllers,
+        )  # fmt: skip
+        try:
+            twin_state = TwinState(
+                env=env,
+                run_dir=str(run_dir),
+                kubeconfig=str(run.cluster.kubeconfig),
+                server=run.cluster.server,
+                started_at=time.time(),
+                up_seconds=round(time.monotonic() - t0, 1),
+                processes=records_of(run),
+                nodes=len(run.nodes),
+                releases=tuple(sorted(r for r in run.releases if r in (KUEUE.chart, JOBSET.chart))),
+            )
+            write_state(state, twin_state)
+        except BaseException:
+            run.stop()
+            raise
+        return cls(run, state, twin_state)
+
+    def stop(self, on_line: Callable[[str], None] | None = None) -> list[ProcessRecord]:
+        """Stop every process by PID (idempotent); returns any still running (none, normally)."""
+        if self._run is not None:
+            self._run.stop()
+        left = stop_processes(self.state.processes, on_line)
+        if self.state.stopped_at is None and not left:
+            self.state = dataclasses.replace(self.state, stopped_at=time.time())
+            write_state(self.state_dir, self.state)
+        return left
+
+    def __enter__(self) -> Twin:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def read_twin(state: Path) -> Twin | None:
+    """The twin recorded in ``state`` (running or not), without its in-process objects."""
+    recorded = read_state(Path(state).resolve())
+    return None if recorded is None else Twin(None, Path(state).resolve(), recorded)
+
+
+def stop_twin(state: Path, on_line: Callable[[str], None] | None = None) -> Twin | None:
+    """``twin down``: stop the processes recorded in ``state`` by PID; None when no twin was started there."""
+    twin = read_twin(state)
+    if twin is not None:
+        left = twin.stop(on_line)
+        if left:
+            names = ", ".join(f"{r.name} (pid {r.pid})" for r in left)
+            raise TwinError(f"still running after SIGKILL: {names}")
+    return twin
