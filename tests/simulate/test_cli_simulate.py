@@ -67,3 +67,18 @@ def test_a_trace_job_becomes_the_suspended_jobset_workload_new_makes_with_its_ru
     pod = obj["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
     assert pod["metadata"]["annotations"][RUN_SECONDS] == "2.000"
     assert pod["spec"]["containers"][0]["resources"]["limits"]["google.com/tpu"] == "4"
+
+
+def test_without_the_twin_binaries_it_says_what_to_build_in_one_line(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "GKE_ACCEL_CACHE": str(tmp_path / "empty-cache")}
+    gke_accel = str(Path(sys.executable).parent / "gke-accel")
+    argv = [gke_accel, "simulate", "--env", "staging", "--config-dir", CONFIG, "--generate", "--days", "1"]
+    out = subprocess.run(argv,
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)  # fmt: skip
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    last = out.stderr.strip().splitlines()[-1]
+    assert last.startswith("simulate: the twin cannot start: ") and "make twin-tools" in last

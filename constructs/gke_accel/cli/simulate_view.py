@@ -14,6 +14,7 @@ from gke_accel.simulate import events, generate, report, trace
 from gke_accel.simulate.objects import check_trace
 from gke_accel.simulate.policy import POLICIES
 from gke_accel.simulate.session import Options, simulate
+from gke_accel.twin import TwinError
 
 
 def _duration(text: str) -> float:
@@ -81,8 +82,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     try:
         out = simulate(args.env, jobs, opts, config_dir=Path(args.config_dir),
                        on_step=lambda s: print(f"simulate: {s}", file=sys.stderr, flush=True))  # fmt: skip
-    except FileNotFoundError as err:
-        print(f"simulate: the twin cannot start: {err} (make twin-tools builds the binaries)", file=sys.stderr)
+    except (TwinError, FileNotFoundError) as err:
+        print(f"simulate: the twin cannot start: {err}", file=sys.stderr)
         return EXIT_ERROR
     if args.events:
         args.events.write_text(events.dump(out.run.events))

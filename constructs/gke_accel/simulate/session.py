@@ -41,10 +41,11 @@ class Outcome:
 
 
 def start_twin(env: str, state: Path, config_dir: Path, on_step: Callable[[str], None]) -> Any:
-    """The twin (``gke_accel.twin``): running, with ``.cluster.kubeconfig``, ``.plan`` and ``stop()``."""
-    from gke_accel.twin.environment import EnvironmentRun
+    """The twin (``gke_accel.twin.Twin``): running, with ``.kubeconfig``, ``.plan`` and ``stop()``; raises
+    ``TwinError`` (one line for the user, e.g. the binaries to build) when it cannot start."""
+    from gke_accel.twin import Twin
 
-    return EnvironmentRun.launch(env, state, config_dir=config_dir, on_step=on_step)
+    return Twin.start(env, state, config_dir=config_dir, on_step=on_step)
 
 
 def simulate(
@@ -62,7 +63,7 @@ def simulate(
     started = time.monotonic()
     twin = start_twin(env, state, config_dir, on_step)
     try:
-        api = Api(Path(twin.cluster.kubeconfig))
+        api = Api(Path(twin.kubeconfig))
         plan = plan or twin.plan
         assert plan is not None
         on_step(f"policy {opts.policy}")
