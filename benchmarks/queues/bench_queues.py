@@ -7,7 +7,7 @@ The trace: ``gke-accel simulate --generate`` with SEED over 7 simulated days at 
 - cohort / static / cohort-failures: benchmarks/queues/staging.yaml (staging with each team's cpu and
   memory quota sized to the chips it may hold, so chips and not cpu bind), policy cohort or static,
   node failures 0 or FAILURES per simulated day.
-Writes benchmarks/queues/results/<scenario>.json and .png and prints a Markdown table.
+Writes benchmarks/queues/results/<scenario>.json, .png and .events.jsonl and prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from gke_accel.model import load_environment
-from gke_accel.simulate import generate, report, trace
+from gke_accel.simulate import events, generate, report, trace
 from gke_accel.simulate.session import Options, simulate
 
 HERE = Path(__file__).resolve().parent
@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         header = {**out.header, "scenario": name, "config": str(config_dir.relative_to(REPO)),
                   "total_wall_seconds": round(time.monotonic() - started, 1)}  # fmt: skip
         (args.out / f"{name}.json").write_text(report.as_json(out.metrics, header))
+        (args.out / f"{name}.events.jsonl").write_text(events.dump(out.run.events))
         report.plot(out.metrics, args.out / f"{name}.png", f"staging {name}: {len(jobs)} jobs, seed {SEED}")
         print(report.text(out.metrics, header), flush=True)
     print(table(args.out))

@@ -139,12 +139,14 @@ class Runner:
             for obj in st.sub.objects:
                 self.api.delete(f"{collection(obj)}/{obj['metadata']['name']}")
             return
-        reserved = wl is not None and _cond(wl, "QuotaReserved") is not None
+        # Kueue sets Evicted (reason Preempted, ...) first, then suspends the job (its pods go), and only
+        # then releases the quota: the run ends at Evicted, before the pods stop.
+        evicted = _cond(wl, "Evicted") if wl is not None else None
+        reserved = wl is not None and _cond(wl, "QuotaReserved") is not None and evicted is None
         if reserved and not st.admitted:
             st.admitted, st.flavor = True, _flavor(wl, st.sub.resource)
             self.log(now, st, "admitted", flavor=st.flavor, chips=st.sub.chips)
         elif st.admitted and not reserved:
-            evicted = _cond(wl, "Evicted") if wl is not None else None
             cause = "preempted" if evicted and evicted.get("reason") == "Preempted" else "evicted"
             self.stop_run(now, st, cause)
             st.admitted = False
