@@ -2,7 +2,7 @@
 quotas, node failures off and on (docs/queues.md "Benchmark: what sharing buys").
 
 The trace: ``gke-accel simulate --generate`` with SEED over 7 simulated days at 90% offered load
-(benchmarks/queues/week.csv is the same trace, written by this script). Scenarios (each on a fresh twin):
+(written to <out>/trace.csv). Scenarios (each on a fresh twin):
 - shipped-cohort: config/staging.yaml as shipped;
 - cohort / static / cohort-failures: benchmarks/queues/staging.yaml (staging with each team's cpu and
   memory quota sized to the chips it may hold, so chips and not cpu bind), policy cohort or static,
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -37,19 +38,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--compression", type=float, default=1800.0, help="simulated seconds per wall second")
     parser.add_argument("--only", action="append", choices=sorted(SCENARIOS), help="run only these scenarios")
+    parser.add_argument("--days", type=float, default=DAYS, help="simulated days of the trace (default 7)")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # a kill stops the twin by PID, like Ctrl-C
     args.out.mkdir(parents=True, exist_ok=True)
     plan = load_environment(str(HERE / "staging.yaml"))
-    jobs = generate.generate(plan, generate.Settings(seed=SEED, days=DAYS, load=LOAD))
-    (HERE / "week.csv").write_text(trace.to_csv(jobs))
-    load = generate.offered_load(jobs, generate.capacity_of(plan), DAYS * 86400)
+    days = args.days
+    jobs = generate.generate(plan, generate.Settings(seed=SEED, days=days, load=LOAD))
+    (args.out / "trace.csv").write_text(trace.to_csv(jobs))
+    load = generate.offered_load(jobs, generate.capacity_of(plan), days * 86400)
     print(f"trace: {len(jobs)} jobs, seed {SEED}, offered load {load}", flush=True)
     for name in args.only or list(SCENARIOS):
         config_dir, policy, rate = SCENARIOS[name]
         started = time.monotonic()
         out = simulate("staging", jobs, Options(policy=policy, compression=args.compression, node_failures=rate,
-                                                seed=SEED, until=DAYS * 86400),
+                                                seed=SEED, until=days * 86400),
                        config_dir=config_dir, on_step=lambda s, n=name: print(f"  {n}: {s}", flush=True))  # fmt: skip
         header = {**out.header, "scenario": name, "config": str(config_dir.relative_to(REPO)),
                   "total_wall_seconds": round(time.monotonic() - started, 1)}  # fmt: skip
