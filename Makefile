@@ -15,7 +15,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Extra pytest options for test, test-other-framework, test-py313 and e2e (.ci/run: --junitxml=...).
 PYTEST_ARGS ?=
 
-.PHONY: setup setup-synth synth validate scan test test-py313 e2e lint bench clean cli terraform deploy destroy require-env \
+.PHONY: setup setup-synth synth validate scan test test-py313 e2e lint bench bench-queues clean cli terraform deploy destroy require-env \
 	validate-terraform review setup-other-framework preflight test-other-framework twin-tools
 
 # The default framework is CDK Terrain (cdktn) in .venv. The other one, cdktf 0.21, lives in its own
@@ -120,6 +120,11 @@ review: setup
 
 bench: setup setup-other-framework
 	$(BIN)/python benchmarks/synth_benchmark.py $(BENCH_ARGS)
+
+# A published week of jobs through the twin of staging: Kueue cohorts vs static quotas, node failures
+# off/on (docs/queues.md "Benchmark"); needs the twin's binaries (tools/k8s/build.sh, tools/kueue/build.sh).
+bench-queues: setup
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python benchmarks/queues/bench_queues.py $(BENCH_ARGS)
 
 # The CLIs (Node) are only needed for `deploy` / `diff` against a real project: CDK Terrain's `cdktn`
 # (the default framework's CLI) and cdktf's; both read cdktf.json and run the same app. cdktn-cli 0.24

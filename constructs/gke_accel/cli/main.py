@@ -56,6 +56,7 @@ COMMAND_MODULES = {
     "schema": "schema_view",
     "init": "init_view",
     "preflight": "preflight_view",
+    "simulate": "simulate_view",
     "twin": "twin_view",
 }
 MAIN_COMMANDS = ("validate", "synth", "scan", "catalog")  # defined here

@@ -1,0 +1,89 @@
+"""``make bench-queues``: a published week of work through the twin of staging, Kueue cohorts vs static
+quotas, node failures off and on (docs/queues.md "Benchmark: what sharing buys").
+
+The trace: ``gke-accel simulate --generate`` with SEED over 7 simulated days at 90% offered load
+(written to <out>/trace.csv). Scenarios (each on a fresh twin):
+- shipped-cohort: config/staging.yaml as shipped;
+- cohort / static / cohort-failures: benchmarks/queues/staging.yaml (staging with each team's cpu and
+  memory quota sized to the chips it may hold, so chips and not cpu bind), policy cohort or static,
+  node failures 0 or FAILURES per simulated day.
+Writes benchmarks/queues/results/<scenario>.json, .png and .events.jsonl and prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from pathlib import Path
+
+from gke_accel.model import load_environment
+from gke_accel.simulate import events, generate, report, trace
+from gke_accel.simulate.session import Options, simulate
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+SEED, DAYS, LOAD, FAILURES = 20261202, 7.0, 0.9, 2.0
+SCENARIOS = {
+    "cohort": (HERE, "cohort", 0.0),
+    "static": (HERE, "static", 0.0),
+    "cohort-failures": (HERE, "cohort", FAILURES),
+    "shipped-cohort": (REPO / "config", "cohort", 0.0),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--compression", type=float, default=1800.0, help="simulated seconds per wall second")
+    parser.add_argument("--only", action="append", choices=sorted(SCENARIOS), help="run only these scenarios")
+    parser.add_argument("--days", type=float, default=DAYS, help="simulated days of the trace (default 7)")
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # a kill stops the twin by PID, like Ctrl-C
+    args.out.mkdir(parents=True, exist_ok=True)
+    plan = load_environment(str(HERE / "staging.yaml"))
+    days = args.days
+    jobs = generate.generate(plan, generate.Settings(seed=SEED, days=days, load=LOAD))
+    (args.out / "trace.csv").write_text(trace.to_csv(jobs))
+    load = generate.offered_load(jobs, generate.capacity_of(plan), days * 86400)
+    print(f"trace: {len(jobs)} jobs, seed {SEED}, offered load {load}", flush=True)
+    for name in args.only or list(SCENARIOS):
+        config_dir, policy, rate = SCENARIOS[name]
+        started = time.monotonic()
+        out = simulate("staging", jobs, Options(policy=policy, compression=args.compression, node_failures=rate,
+                                                seed=SEED, until=days * 86400),
+                       config_dir=config_dir, on_step=lambda s, n=name: print(f"  {n}: {s}", flush=True))  # fmt: skip
+        header = {**out.header, "scenario": name, "config": str(config_dir.relative_to(REPO)),
+                  "total_wall_seconds": round(time.monotonic() - started, 1)}  # fmt: skip
+        (args.out / f"{name}.json").write_text(report.as_json(out.metrics, header))
+        (args.out / f"{name}.events.jsonl").write_text(events.dump(out.run.events))
+        report.plot(out.metrics, args.out / f"{name}.png", f"staging {name}: {len(jobs)} jobs, seed {SEED}")
+        print(report.text(out.metrics, header), flush=True)
+    print(table(args.out))
+    return 0
+
+
+def table(out: Path) -> str:
+    rows = [
+        "| scenario | TPU util | GPU util | p95 wait h (nlp / research / serving) | preempted | lost chip-h | wall s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name in SCENARIOS:
+        path = out / f"{name}.json"
+        if not path.is_file():
+            continue
+        d = json.loads(path.read_text())
+        teams = d["teams"]
+        p95 = " / ".join(f"{teams[t]['wait_p95_h']:.1f}" for t in ("nlp", "research", "serving"))
+        pre = sum(t["preempted"] for t in teams.values())
+        lost = sum(t["lost_chip_h"] for t in teams.values())
+        u = d["utilization_by_resource"]
+        rows.append(f"| {name} | {u.get('google.com/tpu', 0):.1%} | {u.get('nvidia.com/gpu', 0):.1%} | {p95} | "
+                    f"{pre} | {lost:.1f} | {d['total_wall_seconds']} |")  # fmt: skip
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""Numbers from an event log (``events.Event``), pure Python.
+
+- utilization: chip-seconds held by Running pods / (capacity x horizon), per flavor and per resource
+  (TPU chips, GPUs), over [0, horizon); plus a sampled series (utilization per flavor, queue depth per team);
+- per team: jobs submitted, admitted (at least once), admissions, preempted (evictions by preemption),
+  node failures, finished; wait = first admission - submission (a job never admitted counts its wait
+  until the end of the log, ``censored``); p50/p95/max by nearest rank (the ceil(p n)-th smallest);
+- borrowed: chip-hours of quota (admitted chips) above the team's nominal, per flavor; lent: the
+  borrowed chip-hours of the flavor at each moment, split among the teams below their nominal in
+  proportion to their idle nominal chips;
+- lost work: chip-hours of the ``lost`` seconds of evictions (since the last checkpoint).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from gke_accel.simulate.events import Event
+
+HOUR = 3600.0
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """Nearest rank: the ceil(p/100 x n)-th smallest (0 for no values)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+@dataclass
+class TeamStats:
+    submitted: int = 0
+    admitted: int = 0
+    admissions: int = 0
+    preempted: int = 0
+    node_failures: int = 0
+    finished: int = 0
+    waits: list[float] = field(default_factory=list)  # seconds, one per submitted job
+    censored: int = 0  # jobs still waiting at the end
+    borrowed: float = 0.0  # chip-hours
+    lent: float = 0.0  # chip-hours
+    lost: float = 0.0  # chip-hours
+
+    def summary(self) -> dict[str, float | int]:
+        return {
+            "submitted": self.submitted, "admitted": self.admitted, "admissions": self.admissions,
+            "preempted": self.preempted, "node_failures": self.node_failures, "finished": self.finished,
+            "wait_p50_h": percentile(self.waits, 50) / HOUR, "wait_p95_h": percentile(self.waits, 95) / HOUR,
+            "wait_max_h": max(self.waits, default=0.0) / HOUR, "never_admitted": self.censored,
+            "borrowed_chip_h": self.borrowed, "lent_chip_h": self.lent, "lost_chip_h": self.lost,
+        }  # fmt: skip
+
+
+@dataclass
+class Metrics:
+    horizon: float
+    utilization: dict[str, float]  # flavor -> share
+    by_resource: dict[str, float]  # google.com/tpu | nvidia.com/gpu -> share
+    teams: dict[str, TeamStats]
+    series: list[dict[str, object]]  # {"t_h", "util": {flavor: share}, "pending": {team: n}}
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "horizon_h": self.horizon / HOUR,
+            "utilization": self.utilization,
+            "utilization_by_resource": self.by_resource,
+            "teams": {t: s.summary() for t, s in sorted(self.teams.items())},
+            "series": self.series,
+        }
+
+
+def compute(
+    events: Sequence[Event],
+    *,
+    horizon: float,
+    capacity: Mapping[str, int],
+    resource_of: Mapping[str, str],
+    nominal: Mapping[str, Mapping[str, int]],
+    samples: int = 200,
+) -> Metrics:
+    """Metrics of ``events`` over [0, horizon); ``capacity`` and ``resource_of`` per flavor, ``nominal``
+    team -> flavor -> chips."""
+    ordered = sorted(events, key=lambda e: e.t)
+    teams: dict[str, TeamStats] = defaultdict(TeamStats)
+    running: dict[str, tuple[str, int]] = {}  # job -> (flavor, chips)
+    held: dict[str, tuple[str, str, int]] = {}  # job -> (team, flavor, chips)
+    submitted: dict[str, float] = {}
+    first_admit: dict[str, float] = {}
+    pending: dict[str, str] = {}  # job -> team
+    area: dict[str, float] = defaultdict(float)
+    end = max([horizon, *(e.t for e in ordered)])
+    step = horizon / samples if samples else horizon
+    series: list[dict[str, object]] = []
+    next_sample = 0.0
+
+    def sample(t: float) -> None:
+        util = {f: 0.0 for f in capacity}
+        for f, c in running.values():
+            util[f] = util.get(f, 0.0) + c
+        depth = {team: 0 for team in sorted(set(nominal) | set(teams))}
+        for team in pending.values():
+            depth[team] = depth.get(team, 0) + 1
+        series.append({"t_h": t / HOUR, "util": {f: util[f] / capacity[f] for f in capacity if capacity[f]},
+                       "pending": depth})  # fmt: skip
+
+    def advance(t0: float, t1: float) -> None:
+        a, b = max(0.0, t0), min(horizon, t1)
+        if b <= a:
+            return
+        dt = b - a
+        for f, c in running.values():
+            area[f] += c * dt
+        use: dict[tuple[str, str], int] = defaultdict(int)
+        for team, f, c in held.values():
+            use[(team, f)] += c
+        for f in capacity:
+            over = {t: max(0, use[(t, f)] - nominal.get(t, {}).get(f, 0)) for t in set(nominal) | set(teams)}
+            idle = {t: max(0, nominal.get(t, {}).get(f, 0) - use[(t, f)]) for t in set(nominal) | set(teams)}
+            total_over, total_idle = sum(over.values()), sum(idle.values())
+            for t in over:
+                teams[t].borrowed += over[t] * dt / HOUR
+                if total_over and total_idle:
+                    teams[t].lent += total_over * idle[t] / total_idle * dt / HOUR
+
+    now = 0.0
+    for e in [*ordered, None]:
+        t = end if e is None else e.t
+        while next_sample < min(t, horizon) or (e is None and next_sample < horizon):
+            advance(now, next_sample)
+            now = max(now, next_sample)
+            sample(next_sample)
+            next_sample += step
+        advance(now, t)
+        now = max(now, t)
+        if e is None:
+            break
+        s = teams[e.team]
+        if e.type == "submitted":
+            s.submitted += 1
+            submitted[e.job] = e.t
+            pending[e.job] = e.team
+        elif e.type == "admitted":
+            s.admissions += 1
+            if e.job not in first_admit:
+                s.admitted += 1
+                first_admit[e.job] = e.t
+                s.waits.append(e.t - submitted.get(e.job, e.t))
+            held[e.job] = (e.team, e.flavor, e.chips)
+            pending.pop(e.job, None)
+        elif e.type == "running":
+            if e.chips:
+                running[e.job] = (e.flavor or held.get(e.job, ("", "", 0))[1], e.chips)
+            else:
+                running.pop(e.job, None)
+        elif e.type == "evicted":
+            s.preempted += e.detail == "preempted"
+            s.node_failures += e.detail == "node-failure"
+            chips = held.get(e.job, (e.team, e.flavor, e.chips))[2] or e.chips
+            s.lost += e.lost * chips / HOUR
+            running.pop(e.job, None)
+            held.pop(e.job, None)
+            pending[e.job] = e.team
+        elif e.type == "finished":
+            s.finished += 1
+            running.pop(e.job, None)
+            held.pop(e.job, None)
+            pending.pop(e.job, None)
+    for job, team in pending.items():
+        if job not in first_admit:
+            teams[team].censored += 1
+            teams[team].waits.append(end - submitted.get(job, end))
+    util = {f: area[f] / (c * horizon) if c and horizon else 0.0 for f, c in capacity.items()}
+    by_res: dict[str, float] = {}
+    for res in sorted(set(resource_of.values())):
+        flavors = [f for f in capacity if resource_of.get(f) == res]
+        cap = sum(capacity[f] for f in flavors)
+        by_res[res] = sum(area[f] for f in flavors) / (cap * horizon) if cap and horizon else 0.0
+    for team in nominal:
+        teams[team]  # every team of the environment has a row, with or without jobs
+    return Metrics(horizon, util, by_res, dict(teams), series)

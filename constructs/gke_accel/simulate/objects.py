@@ -1,0 +1,85 @@
+"""A trace job as the objects ``gke-accel workload new`` makes for it (same pool choice, requests, queue
+label, priority class, checkpoint bucket), suspended for Kueue, with the pod annotation the twin's kwok
+stage reads to complete the pods (``gke-accel/run-seconds``, wall seconds after Running)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan
+from gke_accel.simulate.trace import TraceJob
+from gke_accel.workloads.generate import WorkloadRequest, new_workload
+
+RUN_SECONDS = "gke-accel/run-seconds"
+JOB_LABEL = "gke-accel/sim-job"  # on the workload and its pods: which trace job they are
+IMAGE = "us-docker.pkg.dev/gke-accel/sim/idle:1"  # never pulled: kwok runs no containers
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Submission:
+    """The objects of one trace job and what the runner needs to follow them."""
+
+    job: TraceJob
+    namespace: str
+    kind: str  # Job | JobSet
+    chips: int  # accelerators the whole job holds when it runs
+    resource: str  # google.com/tpu | nvidia.com/gpu
+    objects: tuple[Obj, ...]
+
+
+def _pod_templates(obj: Obj) -> list[Obj]:
+    if obj["kind"] == "JobSet":
+        return [rj["template"]["spec"]["template"] for rj in obj["spec"]["replicatedJobs"]]
+    return [obj["spec"]["template"]]
+
+
+def _held(obj: Obj) -> tuple[int, str]:
+    """(accelerators the workload holds at once, the resource name)."""
+    total, name = 0, ""
+    if obj["kind"] == "JobSet":
+        parts = [(rj["replicas"] * rj["template"]["spec"]["parallelism"], rj["template"]["spec"]["template"])
+                 for rj in obj["spec"]["replicatedJobs"]]  # fmt: skip
+    else:
+        parts = [(obj["spec"].get("parallelism", 1), obj["spec"]["template"])]
+    for pods, template in parts:
+        for c in template["spec"]["containers"]:
+            for res, qty in c.get("resources", {}).get("limits", {}).items():
+                if res in ("google.com/tpu", "nvidia.com/gpu"):
+                    total, name = total + pods * int(qty), res
+    return total, name
+
+
+def submission(plan: EnvironmentPlan, job: TraceJob, run_seconds: float) -> Submission:
+    """The objects for ``job``; raises ConfigError (from ``workload new``'s checks) when the environment
+    cannot run it."""
+    req = WorkloadRequest(
+        name=job.name, team=job.team, kind=job.kind,  # type: ignore[arg-type]
+        accelerator=job.accelerator, image=IMAGE, chips=job.chips, priority=job.priority,
+        slices=job.slices, labels={JOB_LABEL: job.name},
+    )  # fmt: skip
+    objects = new_workload(plan, req)
+    for obj in objects:
+        obj["spec"]["suspend"] = True  # Kueue unsuspends it on admission
+        for template in _pod_templates(obj):
+            meta = template.setdefault("metadata", {})
+            meta.setdefault("annotations", {})[RUN_SECONDS] = f"{max(run_seconds, 0.001):.3f}"
+            meta.setdefault("labels", {})[JOB_LABEL] = job.name
+    chips, resource = _held(objects[0])
+    return Submission(job, objects[0]["metadata"]["namespace"], objects[0]["kind"], chips, resource, tuple(objects))
+
+
+def check_trace(plan: EnvironmentPlan, jobs: Iterable[TraceJob], source: str) -> None:
+    """Every job of the trace can be made for this environment; else one ConfigError naming each job."""
+    issues: list[ConfigIssue] = []
+    for job in jobs:
+        try:
+            submission(plan, job, job.duration)
+        except ConfigError as err:
+            for issue in err.issues:
+                field = issue.path.removeprefix("--").replace("gpus", "chips")
+                issues.append(ConfigIssue(f"{source}: job {job.name}: {field}", issue.message, issue.valid))
+    if issues:
+        raise ConfigError(issues)

@@ -1,0 +1,69 @@
+"""A run's metrics as a text table, JSON, and a PNG plot (utilization per flavor and queue depth per
+team over simulated time; matplotlib, the ``simulate`` extra)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from gke_accel.cli.tables import render_table
+from gke_accel.simulate.metrics import Metrics
+
+RESOURCE_NAMES = {"google.com/tpu": "TPU chips", "nvidia.com/gpu": "GPUs"}
+
+
+def text(m: Metrics, header: Mapping[str, object]) -> str:
+    head = ", ".join(f"{k} {v}" for k, v in header.items())
+    util = ", ".join(f"{RESOURCE_NAMES.get(r, r)} {u:.1%}" for r, u in m.by_resource.items())
+    flavors = ", ".join(f"{f} {u:.1%}" for f, u in sorted(m.utilization.items()))
+    rows = []
+    for team, s in sorted(m.teams.items()):
+        d = s.summary()
+        rows.append([
+            team, str(d["submitted"]), str(d["admitted"]), str(d["preempted"]), str(d["node_failures"]),
+            str(d["finished"]), f"{d['wait_p50_h']:.2f}", f"{d['wait_p95_h']:.2f}", f"{d['wait_max_h']:.2f}",
+            f"{d['borrowed_chip_h']:.1f}", f"{d['lent_chip_h']:.1f}", f"{d['lost_chip_h']:.1f}",
+        ])  # fmt: skip
+    headers = ["team", "submitted", "admitted", "preempted", "node lost", "finished", "wait p50 h", "p95 h",
+               "max h", "borrowed chip-h", "lent chip-h", "lost chip-h"]  # fmt: skip
+    table = render_table(headers, rows)
+    return f"{head}\nutilization over {m.horizon / 3600:.1f} h: {util} (flavors: {flavors})\n{table}\n"
+
+
+def as_json(m: Metrics, header: Mapping[str, object]) -> str:
+    return json.dumps({**header, **m.as_dict()}, indent=2, sort_keys=False) + "\n"
+
+
+class PlotUnavailable(RuntimeError):
+    pass
+
+
+def plot(m: Metrics, path: Path, title: str) -> None:
+    """Two panels: utilization per flavor (share of its chips held by Running pods) and pending jobs per team."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise PlotUnavailable("--plot needs matplotlib: pip install 'gke-accel[simulate]'") from None
+    t = [float(str(s["t_h"])) for s in m.series]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 6), sharex=True)
+    flavors = sorted({f for s in m.series for f in s["util"]})  # type: ignore[attr-defined]
+    for f in flavors:
+        top.plot(t, [100 * s["util"].get(f, 0.0) for s in m.series], label=f, linewidth=1)  # type: ignore[attr-defined]
+    top.set_ylabel("chips in use (%)")
+    top.set_ylim(0, 105)
+    top.legend(loc="lower right", fontsize=8)
+    top.set_title(title, fontsize=10)
+    teams = sorted({team for s in m.series for team in s["pending"]})  # type: ignore[attr-defined]
+    for team in teams:
+        bottom.step(t, [s["pending"].get(team, 0) for s in m.series], where="post", label=team, linewidth=1)  # type: ignore[attr-defined]
+    bottom.set_ylabel("jobs waiting")
+    bottom.set_xlabel("simulated hours")
+    bottom.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)

@@ -1,0 +1,212 @@
+"""The runner: a trace through a running twin in compressed time (``compression`` simulated seconds per
+wall second), recording an event log (``events``).
+
+Each job is submitted at its time as ``workload new`` makes it (``objects.submission``), its pods
+annotated to complete after duration / compression wall seconds. Every ``tick`` the runner lists the
+Kueue Workloads and the jobs' pods and records what changed: admission (QuotaReserved, with the flavor),
+running chips, eviction (QuotaReserved lost before Finished: Kueue suspends the job and requeues it),
+finish. Work is accounted per job: a run that ends early keeps the checkpoints it wrote (every
+``checkpoint`` seconds of running), loses the rest (``lost``), and the job then needs ``duration -
+saved``: the runner completes the pods of a restarted job itself (Succeeded, as kwok's stage would) once
+that much has run, since the pod template still carries the first run's time.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gke_accel.model import EnvironmentPlan
+from gke_accel.simulate import failures
+from gke_accel.simulate.api import Api, ApiError, collection
+from gke_accel.simulate.events import Event
+from gke_accel.simulate.objects import JOB_LABEL, Submission, submission
+from gke_accel.simulate.policy import static_cluster_queue
+from gke_accel.simulate.trace import TraceJob
+
+KUEUE = "/apis/kueue.x-k8s.io/v1beta2"
+Obj = dict[str, Any]
+
+
+@dataclass
+class JobState:
+    sub: Submission
+    submitted: bool = False
+    admitted: bool = False
+    finished: bool = False
+    flavor: str = ""
+    chips_running: int = 0
+    run_start: float | None = None
+    saved: float = 0.0  # seconds of work checkpointed
+    restarted: bool = False
+
+
+@dataclass
+class RunResult:
+    events: list[Event]
+    until: float  # simulated seconds covered
+    wall: float
+    ticks: int
+    notes: list[str] = field(default_factory=list)
+
+
+def _cond(obj: Obj, kind: str) -> dict[str, str] | None:
+    for c in obj.get("status", {}).get("conditions", []) or []:
+        if c.get("type") == kind and c.get("status") == "True":
+            return dict(c)
+    return None
+
+
+def apply_policy(api: Api, policy: str) -> int:
+    """Make the ClusterQueues follow ``policy``; the number changed."""
+    if policy != "static":
+        return 0
+    changed = 0
+    for cq in api.items(f"{KUEUE}/clusterqueues"):
+        new = static_cluster_queue(cq)
+        if new != cq:
+            api.request("PUT", f"{KUEUE}/clusterqueues/{cq['metadata']['name']}", new)
+            changed += 1
+    return changed
+
+
+class Runner:
+    def __init__(self, api: Api, plan: EnvironmentPlan, jobs: Sequence[TraceJob], *, compression: float,
+                 tick: float = 0.25, node_failures: float = 0.0, seed: int = 1,
+                 until: float | None = None, on_tick: Callable[[float], None] | None = None) -> None:  # fmt: skip
+        self.api, self.plan, self.k, self.tick = api, plan, compression, tick
+        self.jobs = {j.name: JobState(submission(plan, j, j.duration / compression)) for j in jobs}
+        self.events: list[Event] = []
+        last = max((j.submit + j.duration for j in jobs), default=0.0)
+        self.until = until if until is not None else 3 * last + 3600
+        nodes = api.items("/api/v1/nodes")
+        self.failures = failures.schedule(node_failures, self.until, failures.failure_units(nodes), seed)
+        self.repairs: list[tuple[float, tuple[str, ...]]] = []
+        self.saved_nodes: dict[str, Obj] = {}
+        self.on_tick = on_tick
+        self.notes: list[str] = []
+
+    def log(self, t: float, st: JobState, kind: str, **kw: Any) -> None:
+        self.events.append(Event(t, st.sub.job.name, st.sub.job.team, kind, **kw))
+
+    def run(self) -> RunResult:
+        t0 = time.monotonic()
+        ticks = 0
+        while True:
+            now = (time.monotonic() - t0) * self.k
+            self.step(now)
+            ticks += 1
+            if self.on_tick:
+                self.on_tick(now)
+            if now >= self.until or all(s.finished for s in self.jobs.values()):
+                return RunResult(self.events, now, time.monotonic() - t0, ticks, self.notes)
+            time.sleep(max(0.0, self.tick - ((time.monotonic() - t0) % self.tick)))
+
+    # ---- one poll ----------------------------------------------------------------------------------
+    def step(self, now: float) -> None:
+        for st in self.jobs.values():
+            if not st.submitted and st.sub.job.submit <= now:
+                for obj in st.sub.objects:
+                    self.api.create(obj)
+                st.submitted = True
+                self.log(now, st, "submitted")
+        while self.failures and self.failures[0].t <= now:
+            self.fail(now, self.failures.pop(0).nodes)
+        for due, names in [r for r in self.repairs if r[0] <= now]:
+            failures.restore_nodes(self.api, self.saved_nodes, names)
+            self.repairs.remove((due, names))
+        workloads = {}
+        for wl in self.api.items(f"{KUEUE}/workloads"):
+            for ref in wl["metadata"].get("ownerReferences", []):
+                workloads[(wl["metadata"]["namespace"], ref["name"])] = wl
+        running: dict[str, int] = {}
+        for pod in self.api.items(f"/api/v1/pods?labelSelector={JOB_LABEL}"):
+            if pod["status"].get("phase") == "Running" and "deletionTimestamp" not in pod["metadata"]:
+                name = pod["metadata"]["labels"][JOB_LABEL]
+                running[name] = running.get(name, 0) + _chips(pod, self.jobs[name].sub.resource)
+        for name, st in self.jobs.items():
+            if st.submitted and not st.finished:
+                self.follow(now, st, workloads.get((st.sub.namespace, name)), running.get(name, 0))
+
+    def follow(self, now: float, st: JobState, wl: Obj | None, chips: int) -> None:
+        if wl is not None and _cond(wl, "Finished"):
+            self.stop_run(now, st, None)
+            st.finished = True
+            self.log(now, st, "finished")
+            for obj in st.sub.objects:
+                self.api.delete(f"{collection(obj)}/{obj['metadata']['name']}")
+            return
+        # Kueue sets Evicted (reason Preempted, ...) first, then suspends the job (its pods go), and only
+        # then releases the quota: the run ends at Evicted, before the pods stop.
+        evicted = _cond(wl, "Evicted") if wl is not None else None
+        reserved = wl is not None and _cond(wl, "QuotaReserved") is not None and evicted is None
+        if reserved and not st.admitted:
+            st.admitted, st.flavor = True, _flavor(wl, st.sub.resource)
+            self.log(now, st, "admitted", flavor=st.flavor, chips=st.sub.chips)
+        elif st.admitted and not reserved:
+            cause = "preempted" if evicted and evicted.get("reason") == "Preempted" else "evicted"
+            self.stop_run(now, st, cause)
+            st.admitted = False
+        if chips != st.chips_running:
+            if chips < st.chips_running:
+                self.stop_run(now, st, None)  # a pod finished (evictions and node failures ended the run already)
+            st.chips_running = chips
+            self.log(now, st, "running", flavor=st.flavor, chips=chips)
+        if chips == st.sub.chips and st.run_start is None and st.admitted:
+            st.run_start = now
+        if st.run_start is not None and st.restarted and st.saved + now - st.run_start >= st.sub.job.duration:
+            self.complete_pods(st)
+
+    def stop_run(self, now: float, st: JobState, cause: str | None) -> None:
+        """The job's current run ends at ``now``. Finished (no cause): all it ran is done. Evicted or its
+        node lost: it keeps the checkpoints of this run, the rest is lost and logged."""
+        lost = 0.0
+        if st.run_start is not None:
+            ran = now - st.run_start
+            cp = st.sub.job.checkpoint
+            kept = ran if cause is None else (math.floor(ran / cp) * cp if cp else 0.0)
+            st.saved, lost, st.run_start = min(st.sub.job.duration, st.saved + kept), ran - kept, None
+        if cause is not None:
+            st.restarted = True
+            self.log(now, st, "evicted", flavor=st.flavor, chips=st.sub.chips, detail=cause, lost=lost)
+
+    def fail(self, now: float, names: tuple[str, ...]) -> None:
+        hit = failures.fail_nodes(self.api, names, self.saved_nodes)
+        self.repairs.append((now + failures.REPAIR, names))
+        for name in sorted({p["metadata"].get("labels", {}).get(JOB_LABEL, "") for p in hit}):
+            st = self.jobs.get(name)
+            if st is not None and not st.finished:
+                self.stop_run(now, st, "node-failure")
+
+    def complete_pods(self, st: JobState) -> None:
+        for pod in self.api.items(
+            f"/api/v1/namespaces/{st.sub.namespace}/pods?labelSelector={JOB_LABEL}%3D{st.sub.job.name}"
+        ):
+            if pod["status"].get("phase") != "Running":
+                continue
+            statuses = [{"name": c["name"], "image": c["image"], "ready": False, "restartCount": 0,
+                         "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}
+                        for c in pod["spec"]["containers"]]  # fmt: skip
+            try:
+                self.api.patch_status(f"/api/v1/namespaces/{st.sub.namespace}/pods/{pod['metadata']['name']}",
+                                      {"status": {"phase": "Succeeded", "containerStatuses": statuses}})  # fmt: skip
+            except ApiError as err:
+                self.notes.append(f"{st.sub.job.name}: completing pod: {err}")
+
+
+def _chips(pod: Obj, resource: str) -> int:
+    total = 0
+    for c in pod["spec"]["containers"]:
+        total += int(c.get("resources", {}).get("requests", {}).get(resource, 0))
+    return total
+
+
+def _flavor(wl: Obj | None, resource: str) -> str:
+    for ps in (wl or {}).get("status", {}).get("admission", {}).get("podSetAssignments", []):
+        flavor = ps.get("flavors", {}).get(resource)
+        if flavor:
+            return str(flavor)
+    return ""

@@ -1,0 +1,91 @@
+"""One simulation: the environment's twin up, the policy applied, the trace run, the metrics computed,
+the twin stopped (by PID, on every exit path)."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gke_accel.model import EnvironmentPlan
+from gke_accel.simulate import metrics
+from gke_accel.simulate.api import Api
+from gke_accel.simulate.policy import flavor_capacity, nominal_quotas
+from gke_accel.simulate.runner import KUEUE, Runner, RunResult, apply_policy
+from gke_accel.simulate.trace import TraceJob
+from gke_accel.workloads.lint.team import teams_by_namespace
+
+
+@dataclass(frozen=True)
+class Options:
+    policy: str = "cohort"
+    compression: float = 3600.0  # simulated seconds per wall second
+    node_failures: float = 0.0  # per simulated day
+    seed: int = 1
+    until: float | None = None  # simulated seconds; default: until every job finished
+    tick: float = 0.25  # wall seconds between polls
+
+
+@dataclass
+class Outcome:
+    metrics: metrics.Metrics
+    run: RunResult
+    header: dict[str, Any]
+    capacity: dict[str, int]
+    nominal: dict[str, dict[str, int]]
+    cluster_queues: list[dict[str, Any]]
+    startup_wall: float
+
+
+def start_twin(env: str, state: Path, config_dir: Path, on_step: Callable[[str], None]) -> Any:
+    """The twin (``gke_accel.twin.Twin``): running, with ``.kubeconfig``, ``.plan`` and ``stop()``; raises
+    ``TwinError`` (one line for the user, e.g. the binaries to build) when it cannot start."""
+    from gke_accel.twin import Twin
+
+    return Twin.start(env, state, config_dir=config_dir, on_step=on_step)
+
+
+def simulate(
+    env: str,
+    jobs: Sequence[TraceJob],
+    opts: Options,
+    *,
+    config_dir: Path,
+    state: Path | None = None,
+    on_step: Callable[[str], None] = lambda _: None,
+    on_tick: Callable[[float], None] | None = None,
+    plan: EnvironmentPlan | None = None,
+) -> Outcome:
+    state = state or Path(tempfile.mkdtemp(prefix=f"gke-accel-simulate-{env}-"))
+    started = time.monotonic()
+    twin = start_twin(env, state, config_dir, on_step)
+    try:
+        api = Api(Path(twin.kubeconfig))
+        plan = plan or twin.plan
+        assert plan is not None
+        on_step(f"policy {opts.policy}")
+        apply_policy(api, opts.policy)
+        cqs = api.items(f"{KUEUE}/clusterqueues")
+        team_of = {ns: t.name for ns, t in teams_by_namespace(plan).items()}
+        nominal = nominal_quotas(cqs, team_of)
+        capacity, resource_of = flavor_capacity(api.items(f"{KUEUE}/resourceflavors"), api.items("/api/v1/nodes"))
+        startup = time.monotonic() - started
+        on_step(f"running {len(jobs)} jobs at {opts.compression:g} simulated seconds per second")
+        runner = Runner(
+            api, plan, jobs, compression=opts.compression, tick=opts.tick,
+            node_failures=opts.node_failures, seed=opts.seed, until=opts.until, on_tick=on_tick,
+        )  # fmt: skip
+        result = runner.run()
+        horizon = opts.until if opts.until is not None else result.until
+        m = metrics.compute(result.events, horizon=horizon, capacity=capacity, resource_of=resource_of,
+                            nominal=nominal)  # fmt: skip
+        api.close()
+    finally:
+        twin.stop()
+    header = {"environment": env, "policy": opts.policy, "jobs": len(jobs), "compression": opts.compression,
+              "node_failures_per_day": opts.node_failures, "seed": opts.seed,
+              "wall_seconds": round(result.wall, 1), "startup_seconds": round(startup, 1)}  # fmt: skip
+    return Outcome(m, result, header, capacity, nominal, cqs, startup)

@@ -1,0 +1,167 @@
+"""``gke-accel simulate`` on the real twin of staging (Kueue 0.17.0, JobSet 0.11.1, kwok nodes at every
+pool's maximum size): hand-made traces with hand-computed results.
+
+Time runs at 300 simulated seconds per wall second and the runner polls every 0.25 s (75 simulated
+seconds). The control plane's reaction to each step (Kueue admitting, the JobSet and Job controllers
+creating pods, the scheduler binding the JobSet leader then its follower, kwok marking them Running,
+Kueue marking the Workload Finished) took 1-1.5 wall seconds each on this shared 2-core machine
+(measured at 600x: admission to all pods Running 10-15 simulated minutes, pods done to Finished 10-12,
+Finished to the next admission ~10), i.e. 5-8 simulated minutes here: TOLERANCE (25 simulated minutes)
+on a start or a wait, and the utilization bound below, allow for a chain of three; a job's run time
+itself is kwok's timer, exact to a poll.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gke_accel.simulate import failures
+from gke_accel.simulate.api import Api
+from gke_accel.simulate.events import Event
+from gke_accel.simulate.metrics import compute
+from gke_accel.simulate.policy import flavor_capacity, nominal_quotas
+from gke_accel.simulate.runner import KUEUE, Runner, apply_policy
+from gke_accel.simulate.trace import parse_trace
+from gke_accel.twin.environment import EnvironmentRun
+
+K = 300.0
+MIN = 60.0
+H = 3600.0
+TOLERANCE = 25 * MIN
+
+
+@pytest.fixture(scope="module")
+def twin(tmp_path_factory: pytest.TempPathFactory, scheduling_control_plane: None) -> Iterator[EnvironmentRun]:
+    run = EnvironmentRun.launch("staging", tmp_path_factory.mktemp("simulate-staging"))
+    try:
+        yield run
+    finally:
+        run.stop()
+
+
+@pytest.fixture(scope="module")
+def api(twin: EnvironmentRun) -> Iterator[Api]:
+    client = Api(Path(twin.cluster.kubeconfig))
+    yield client
+    client.close()
+
+
+def first(events: list[Event], job: str, kind: str) -> Event:
+    return next(e for e in events if e.job == job and e.type == kind)
+
+
+def metrics_of(api: Api, twin: EnvironmentRun, events: list[Event], horizon: float) -> Any:
+    capacity, resource = flavor_capacity(api.items(f"{KUEUE}/resourceflavors"), api.items("/api/v1/nodes"))
+    nominal = nominal_quotas(api.items(f"{KUEUE}/clusterqueues"), {t: t for t in ("nlp", "research", "serving")})
+    return compute(events, horizon=horizon, capacity=capacity, resource_of=resource, nominal=nominal)
+
+
+FIVE = """name,submit,team,accelerator,chips,duration,priority,checkpoint
+a,0,nlp,v5e,8,2h,,30m
+b,0,research,v5e,8,1h,,30m
+c,0,serving,v5e,8,1h,inference,
+d,0,research,v5e,8,1h,,30m
+e,30m,serving,l4,1,1h,inference,
+"""
+
+
+def test_five_jobs_give_the_hand_computed_admissions_waits_and_utilization(api: Api, twin: EnvironmentRun) -> None:
+    """staging (config/staging.yaml): 4 v5e 2x4 slices (32 chips), 4 L4s; every team's ClusterQueue has
+    cpu 64 with borrowingLimit 0, and a v5e JobSet of ``workload new`` asks 2 x 31750m cpu (the whole
+    ct5lp-hightpu-4t VM): so each team runs ONE slice at a time, whatever chips are idle.
+    a, b, c start at once (24 of 32 chips); d (research's second slice) waits for b's cpu, so starts at
+    ~1 h, while 8 chips stay idle; e (1 L4, 10650m cpu, submitted at 30 min) waits for c's cpu, so also
+    starts at ~1 h (not 30 min) while 3 L4s are idle.  Over 2.5 h:
+    TPU chip-hours = a 8x2 + b 8x1 + c 8x1 + d 8x1 = 40 of 32x2.5 = 80 -> 50%;  GPU 1x1 of 4x2.5 -> 10%."""
+    jobs = parse_trace(FIVE, "five.csv")
+    result = Runner(api, twin.plan, jobs, compression=K, until=2.5 * H).run()
+    ev = result.events
+    admitted = {j: first(ev, j, "admitted").t for j in "abcde"}
+    for j in "abc":
+        assert admitted[j] < TOLERANCE, (j, admitted[j], ev)
+    finished = {e.job: e.t for e in ev if e.type == "finished"}
+    assert 0 <= admitted["e"] - finished["c"] < TOLERANCE  # behind c: serving's cpu quota
+    assert 0 <= admitted["d"] - finished["b"] < TOLERANCE  # behind b: research's cpu quota
+    assert 1 * H <= admitted["d"] <= 1 * H + 2 * TOLERANCE
+    assert {first(ev, j, "admitted").flavor for j in "abcd"} == {"v5e-2x4"} and first(
+        ev, "e", "admitted"
+    ).flavor == "l4"
+    assert not [e for e in ev if e.type == "evicted"]
+    m = metrics_of(api, twin, ev, 2.5 * H)
+    # each start is late by the control plane's reaction (< TOLERANCE), never early: 50% is the ceiling
+    assert 0.50 - 4 * 8 * TOLERANCE / (32 * 2.5 * H) <= m.by_resource["google.com/tpu"] <= 0.50 + 0.01
+    assert 0.10 - TOLERANCE / (4 * 2.5 * H) <= m.by_resource["nvidia.com/gpu"] <= 0.10 + 0.01
+    research = m.teams["research"].summary()
+    assert research["submitted"] == 2 and research["admitted"] == 2 and research["finished"] == 2
+    assert 1.0 <= research["wait_max_h"] <= 1.0 + 2 * TOLERANCE / H
+    assert m.teams["nlp"].summary()["borrowed_chip_h"] == 0
+
+
+BORROW = """name,submit,team,accelerator,chips,duration
+{p}1,0,nlp,l4,1,1h
+{p}2,0,nlp,l4,1,1h
+"""
+
+
+@pytest.mark.parametrize("policy", ["cohort", "static"])
+def test_static_really_blocks_borrowing(api: Api, twin: EnvironmentRun, policy: str) -> None:
+    """nlp's nominal L4 quota is 1 (serving holds the other 3, idle here). Two 1-GPU jobs at once: with
+    the cohort the second borrows a serving GPU and both run from the start; with ``static``
+    (borrowingLimit 0) the second waits until the first is done, 1 h."""
+    apply_policy(api, policy)
+    try:
+        cqs = {cq["metadata"]["name"]: cq for cq in api.items(f"{KUEUE}/clusterqueues")}
+        limits = [r.get("borrowingLimit") for g in cqs["nlp"]["spec"]["resourceGroups"] for f in g["flavors"]
+                  for r in f["resources"] if r["name"] == "nvidia.com/gpu"]  # fmt: skip
+        assert limits == ([0] if policy == "static" else [None])
+        p = "s" if policy == "static" else "c"
+        jobs = parse_trace(BORROW.format(p=p), "borrow.csv")
+        result = Runner(api, twin.plan, jobs, compression=K, until=2.5 * H).run()
+        waits = sorted(first(result.events, j.name, "admitted").t for j in jobs)
+        nlp = metrics_of(api, twin, result.events, 2.5 * H).teams["nlp"].summary()
+        if policy == "cohort":
+            assert waits[1] < TOLERANCE and nlp["borrowed_chip_h"] > 1 - TOLERANCE / H
+        else:
+            assert abs(waits[1] - (waits[0] + H)) < TOLERANCE and nlp["borrowed_chip_h"] == 0
+    finally:
+        for cq in api.items(f"{KUEUE}/clusterqueues"):  # back to the stack's own borrowing settings
+            for g in cq["spec"]["resourceGroups"]:
+                for f in g["flavors"]:
+                    for r in f["resources"]:
+                        if r["name"] == "nvidia.com/gpu" and policy == "static":
+                            r.pop("borrowingLimit", None)
+            api.request("PUT", f"{KUEUE}/clusterqueues/{cq['metadata']['name']}", cq)
+
+
+def test_a_lost_slice_restarts_the_jobset_and_loses_at_most_the_checkpoint_interval(
+    api: Api, twin: EnvironmentRun
+) -> None:
+    """One 8-chip JobSet of 2 h that checkpoints every 30 min. At 55 min every v5e slice is lost (all
+    four pools, so wherever it runs); the nodes return 10 min later (failures.REPAIR). It ran ~45-55 min:
+    it keeps one checkpoint (30 min), loses the rest (< 30 min), and, restarted by the JobSet controller,
+    needs 1 h 30 min more."""
+    jobs = parse_trace("name,submit,team,accelerator,chips,duration,checkpoint\nlost,0,nlp,v5e,8,2h,30m\n", "f.csv")
+    runner = Runner(api, twin.plan, jobs, compression=K, until=4 * H)
+    tpu = [u for u in failures.failure_units(api.items("/api/v1/nodes")) if len(u) > 1]
+    runner.failures = [failures.Failure(55 * MIN, tuple(n for u in tpu for n in u))]
+    restarts: list[int] = []
+
+    def watch(_: float) -> None:
+        for js in api.items("/apis/jobset.x-k8s.io/v1alpha2/namespaces/nlp/jobsets"):
+            restarts.append(int(js.get("status", {}).get("restarts", 0)))
+
+    runner.on_tick = watch
+    ev = runner.run().events
+    (lost,) = [e for e in ev if e.type == "evicted"]
+    runs = [e for e in ev if e.type == "running" and e.chips == 8]
+    ran = lost.t - runs[0].t
+    assert lost.detail == "node-failure" and abs(lost.t - 55 * MIN) < 2 * MIN
+    assert 0 < lost.lost < 30 * MIN and lost.lost == pytest.approx(ran - 30 * MIN, abs=1)
+    assert max(restarts) >= 1  # the JobSet controller restarted it (failurePolicy), Kueue kept it admitted
+    finished = first(ev, "lost", "finished").t
+    assert runs[-1].t >= 65 * MIN  # back on the repaired nodes
+    assert 1.5 * H <= finished - runs[-1].t <= 1.5 * H + TOLERANCE
