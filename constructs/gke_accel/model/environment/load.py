@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gke_accel.catalog import Catalog, load_catalog
+from gke_accel.model.capacity.of_environment import ladder_pools
 from gke_accel.model.cluster.plan import ClusterPlan, plan_cluster
 from gke_accel.model.core.errors import ConfigError, ConfigIssue, IssueCollector
 from gke_accel.model.core.limits import MAX_NODES_PER_CLUSTER, POOLS_MAX, POOLS_WARN
@@ -112,6 +113,8 @@ def plan_environment(
         )
         failed += len(issues.issues) > before
     _check_cluster_size(cluster, pools, issues)
+    if not failed:
+        pools = list(ladder_pools(spec, pools, issues))  # pools behind a rung: labelled for their ComputeClass
     check_min_versions(spec.cluster.min_master_version, (t.generation for t in spec.tpu_pools), catalog, issues)
     warnings = check_platform(spec, pools, issues, pools_complete=not failed)
     check_security(spec, issues)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from gke_accel.model.pools.node_pool import SPOT_TAINT_KEY, NodePoolPlan
-from gke_accel.model.pools.node_shape import NodeShape, NodeTaint, advertised_bounds, node_shape
+from gke_accel.model.pools.node_shape import RUNG_LABEL, NodeShape, NodeTaint, advertised_bounds, node_shape
 
 Toleration = NodeTaint  # a flavor tolerates its nodes' taints; Kueue adds them to the pods it admits
 
@@ -29,6 +29,7 @@ class Flavor:
     pools: tuple[str, ...]
     chips_max: int  # what the pools' nodes advertise at their largest size (MIG instances, shared slots)
     provisioning: str  # on-demand, spot, queued or flex-start
+    rank: int | None = None  # position of its rung in a capacity ladder (model/capacity), if any
 
     @property
     def needs_provisioning_request(self) -> bool:
@@ -65,7 +66,16 @@ def _short(pool: NodePoolPlan, shape: NodeShape) -> str:
     return name
 
 
+def shape_name(pool: NodePoolPlan) -> str:
+    """The accelerator shape of a pool as flavors and capacity ladders name it (``v5e-2x4``, ``l4``)."""
+    return _short(pool, node_shape(pool))
+
+
 def flavor_name(pool: NodePoolPlan) -> str:
+    """A pool behind a capacity-ladder rung (model/capacity) gets one flavor per rung,
+    ``<shape>-<rung>``, so that Kueue can try the rungs in the ladder's order."""
+    if RUNG_LABEL in pool.labels:
+        return f"{_short(pool, node_shape(pool))}-{pool.labels[RUNG_LABEL]}"
     provisioning = _provisioning(pool)
     suffix = "" if provisioning == "on-demand" else f"-{provisioning}"
     return f"{_short(pool, node_shape(pool))}{suffix}"
@@ -98,4 +108,4 @@ def plan_flavors(pools: Sequence[NodePoolPlan]) -> tuple[Flavor, ...]:
     return tuple(flavors)
 
 
-__all__ = ["SPOT_TAINT_KEY", "Flavor", "Toleration", "flavor_name", "node_labels", "plan_flavors"]
+__all__ = ["SPOT_TAINT_KEY", "Flavor", "Toleration", "flavor_name", "node_labels", "plan_flavors", "shape_name"]

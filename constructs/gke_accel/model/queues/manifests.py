@@ -132,6 +132,12 @@ def cluster_queue(plan: QueuePlan, team: TeamQueue, classes: PriorityClassesSpec
         "preemption": preemption,
         "resourceGroups": groups,
     }
+    if plan.laddered:
+        # Kueue v0.17 ClusterQueue.spec.flavorFungibility (CRD defaults, written out because the ladder
+        # depends on them): a job stays on the better rung while it fits there, borrowing included
+        # (MayStopSearch); it tries the next rung before preempting on this one (TryNextFlavor). So a
+        # job moves down the ladder only when the better rung is full; preemption is unchanged.
+        spec["flavorFungibility"] = {"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "TryNextFlavor"}
     checks = plan.checked_flavors
     if checks:
         spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": f.name, "onFlavors": [f.name]} for f in checks]}
