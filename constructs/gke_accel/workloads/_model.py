@@ -13,6 +13,8 @@ from gke_accel.model import (
     plan_gpu_pool,
     plan_tpu_pool,
 )
+from gke_accel.model.capacity.ladder import LadderPlan
+from gke_accel.model.capacity.of_environment import ladders_of
 from gke_accel.model.observability.cost import node_rate
 from gke_accel.model.platform.capacity import accelerator_key
 from gke_accel.model.platform.manifests import WORKLOAD_KSA, platform_manifests, quota_key
@@ -20,7 +22,7 @@ from gke_accel.model.platform.rules import checkpoint_bucket, team_namespace
 from gke_accel.model.platform.spec import TeamSpec
 from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB, pod_share
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, LABEL_PREFIX, TPU_RESOURCE
-from gke_accel.model.pools.node_shape import NODEPOOL_LABEL, NodeShape, NodeTaint, node_shape
+from gke_accel.model.pools.node_shape import COMPUTE_CLASS_LABEL, NODEPOOL_LABEL, NodeShape, NodeTaint, node_shape
 from gke_accel.model.pools.topology import dims, topology_problem
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan, TeamQueue
@@ -28,6 +30,7 @@ from gke_accel.model.queues.plan import QueuePlan, TeamQueue
 POOL_LABEL = f"{LABEL_PREFIX}/pool"  # our own label with the pool name as configured
 
 __all__ = [
+    "COMPUTE_CLASS_LABEL",
     "GCSFUSE_SIDECAR_CPU_MILLIS",
     "GCSFUSE_SIDECAR_MEMORY_MIB",
     "GPU_RESOURCE",
@@ -39,6 +42,7 @@ __all__ = [
     "ConfigIssue",
     "EnvironmentPlan",
     "GpuPoolSpec",
+    "LadderPlan",
     "NodePoolPlan",
     "NodeShape",
     "NodeTaint",
@@ -49,6 +53,7 @@ __all__ = [
     "accelerator_key",
     "checkpoint_bucket",
     "dims",
+    "ladders_of",
     "node_rate",
     "node_shape",
     "plan_gpu_pool",
