@@ -28,7 +28,7 @@ from localcluster import LocalCluster
 from nodes import pool_node
 from webhooks import WebhookCA
 
-from gke_accel.model import EnvironmentPlan, load_environment
+from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
 from gke_accel.model.capacity.compute_class import compute_classes
 from gke_accel.model.capacity.of_environment import ladders_of
 from gke_accel.model.platform.manifests import platform_manifests
@@ -36,7 +36,7 @@ from gke_accel.model.queues.install import kueue_configuration
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
-from helpers import to_yaml
+from helpers import base_config, to_yaml
 from require import build_output, require_or_skip
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "capacity"
@@ -200,3 +200,27 @@ def test_jobs_fall_down_the_ladder_only_when_the_better_rung_is_full_and_come_ba
     c.wait_for(lambda: running_on(c, "fourth", RESERVATION), timeout=90, what="its pods on v5e-reserved nodes")
     assert (admitted_flavor(c, "second"), admitted_flavor(c, "third")) == (ON_DEMAND, SPOT)  # nobody moved
     assert time.monotonic() - start < 300
+
+
+def test_a_queued_pools_run_duration_is_stored_by_the_pinned_kueue_crd(
+    cluster: LocalCluster, applied: EnvironmentPlan
+) -> None:
+    """The ProvisioningRequestConfig of a queued pool with ``max_run_duration_seconds`` (its
+    ``parameters.maxRunDurationSeconds``, GKE's DWS page) as the Kueue v0.17 CRD stores it."""
+    data = base_config()
+    queued = {"type": "queued", "max_run_duration_seconds": 7200}
+    data["gpu_pools"] = [
+        {"name": "h100-q", "gpu": "h100", "gpus_per_node": 8, "max_nodes": 2, "zones": ["us-central1-a"],
+         "consumption": queued}
+    ]  # fmt: skip
+    data["teams"] = [{"name": "dws", "google_group": "d@acme.example.com", "accelerators": {"h100": 16}}]
+    data["queues"] = {}
+    env = load_environment_text(to_yaml(data))
+    plan = queue_plan_of(env)
+    assert plan is not None
+    [config] = [o for o in queue_manifests(plan, env.spec.platform.priority_classes)
+                if o["kind"] == "ProvisioningRequestConfig"]  # fmt: skip
+    cluster.apply([config], "--server-side", "--validate=strict")
+    stored = cluster.get("provisioningrequestconfig.kueue.x-k8s.io", config["metadata"]["name"])
+    assert stored["spec"]["parameters"] == {"maxRunDurationSeconds": "7200"}
+    assert stored["spec"]["provisioningClassName"] == "queued-provisioning.gke.io"

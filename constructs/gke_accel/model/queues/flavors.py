@@ -30,6 +30,7 @@ class Flavor:
     chips_max: int  # what the pools' nodes advertise at their largest size (MIG instances, shared slots)
     provisioning: str  # on-demand, spot, queued or flex-start
     rank: int | None = None  # position of its rung in a capacity ladder (model/capacity), if any
+    max_run_seconds: int | None = None  # queued provisioning: the pools' max_run_duration_seconds
 
     @property
     def needs_provisioning_request(self) -> bool:
@@ -103,6 +104,7 @@ def plan_flavors(pools: Sequence[NodePoolPlan]) -> tuple[Flavor, ...]:
                 pools=tuple(p.name for p in members),
                 chips_max=sum(advertised_bounds(p)[1] for p in members),
                 provisioning=_provisioning(first),
+                max_run_seconds=first.max_run_duration_seconds,
             )
         )
     return tuple(flavors)
