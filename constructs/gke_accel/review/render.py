@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from .facts import facts_to_dict
+from .ladder import ladder_section
 from .model import AttributeChange, BlockChange, ResourceChange, Review, StackReview
 from .tables import capacity_section, cost_section, queue_section
 
@@ -168,6 +169,7 @@ def stack_markdown(stack: StackReview, *, policy_checked: bool, level: int = 0) 
     if stack.has_changes or stack.status != "unchanged":
         out += capacity_section(stack.before, stack.after)
         out += queue_section(stack.before, stack.after)
+        out += ladder_section(stack.before, stack.after)
         out += cost_section(stack.before, stack.after)
     ordered = stack.ordered_changes()
     out += _group("Destructive", [c for c in ordered if c.destructive], limit, fold=False)
