@@ -1,0 +1,30 @@
+"""docs/capacity.md shows the staging ladder as the cost model prices it: the table in the doc is the
+one ``synth`` prints (model/capacity/view.py over model/observability/cost.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gke_accel.model import load_environment
+from gke_accel.model.capacity.of_environment import ladders_of
+from gke_accel.model.capacity.view import HEADERS, ladder_rows
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_docs_table_is_the_cost_models() -> None:
+    env = load_environment(ROOT / "tests" / "fixtures" / "capacity" / "staging-ladder.yaml")
+    [ladder] = ladders_of(env)
+    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    lines += ["| " + " | ".join(str(c) for c in row.cells()) + " |" for row in ladder_rows(env, ladder)]
+    assert "\n".join(lines) in (ROOT / "docs" / "capacity.md").read_text()
+
+
+def test_spot_is_cheaper_than_the_reservation_per_chip_hour() -> None:
+    # catalog/prices.yaml (2026-07-30): v5e $1.20 per chip-hour on-demand; Spot is its own, lower price
+    env = load_environment(ROOT / "tests" / "fixtures" / "capacity" / "staging-ladder.yaml")
+    [ladder] = ladders_of(env)
+    rows = {r.rung: r for r in ladder_rows(env, ladder)}
+    assert rows["reservation/r-ml-1"].chip_hour == rows["on-demand"].chip_hour == 1.2
+    spot = rows["spot"].chip_hour
+    assert spot is not None and spot < 1.2
