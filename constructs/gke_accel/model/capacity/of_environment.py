@@ -13,7 +13,7 @@ from gke_accel.model.pools.node_pool import NodePoolPlan
 
 
 def declared_pools(spec: EnvironmentSpec) -> list[str]:
-    return [p.name for p in (*spec.tpu_pools, *spec.gpu_pools)]
+    return [p.name for p in spec.tpu_pools] + [p.name for p in spec.gpu_pools]
 
 
 def ladders_of_spec(
