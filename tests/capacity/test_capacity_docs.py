@@ -28,3 +28,25 @@ def test_spot_is_cheaper_than_the_reservation_per_chip_hour() -> None:
     assert rows["reservation/r-ml-1"].chip_hour == rows["on-demand"].chip_hour == 1.2
     spot = rows["spot"].chip_hour
     assert spot is not None and spot < 1.2
+
+
+def test_synth_prints_the_ladder_with_the_pools_behind_each_rung() -> None:
+    from gke_accel.cli.main import environment_report
+
+    env = load_environment(ROOT / "tests" / "fixtures" / "capacity" / "staging-ladder.yaml")
+    text = environment_report(env)
+    assert "capacity ladder v5e-2x4 (ComputeClass v5e-2x4, whenUnsatisfiable DoNotScaleUp)" in text
+    lines = [line for line in text.splitlines() if line.startswith(("1 ", "2 ", "3 "))]
+    assert [line.split()[1] for line in lines] == ["reservation/r-ml-1", "on-demand", "spot"]
+    assert "v5e-spot-s0, v5e-spot-s1" in lines[2]
+
+
+def test_manifests_for_gitops_hold_the_compute_class() -> None:
+    from gke_accel.cli.manifests_view import environment_manifests
+
+    env = load_environment(ROOT / "tests" / "fixtures" / "capacity" / "staging-ladder.yaml")
+    [cc] = [m for m in environment_manifests(env) if m["kind"] == "ComputeClass"]
+    assert cc["apiVersion"] == "cloud.google.com/v1" and cc["metadata"] == {
+        "name": "v5e-2x4",
+        "labels": {"app.kubernetes.io/managed-by": "gke-accel"},
+    }
