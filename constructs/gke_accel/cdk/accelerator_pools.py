@@ -7,9 +7,12 @@ same rules and messages as a config file (the spec is re-parsed; pool names are 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk.cluster import GkeCluster
 from gke_accel.cdk.node_pool import AcceleratorNodePool
+from gke_accel.model.capacity.ladder import LadderPlan, apply_ladders
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.props import validated_props
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
@@ -19,16 +22,28 @@ from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 
 
 class _PlannedPools(Construct):
-    def __init__(self, scope: Construct, id: str, cluster: GkeCluster, plans: list[NodePoolPlan]) -> None:
+    def __init__(
+        self, scope: Construct, id: str, cluster: GkeCluster, plans: list[NodePoolPlan], ladders: Sequence[LadderPlan]
+    ) -> None:
         super().__init__(scope, id)
+        plans = list(apply_ladders(plans, ladders))  # behind a rung: the ComputeClass label and taint
         self.plans = plans
         self.pools: list[AcceleratorNodePool] = [cluster.node_pool(self, plan.name, plan) for plan in plans]
 
 
 class TpuSlicePool(_PlannedPools):
-    """A TPU slice pool (one node pool per multi-host slice). Props: ``cluster``, ``spec``."""
+    """A TPU slice pool (one node pool per multi-host slice). Props: ``cluster``, ``spec``, ``ladders``
+    (the environment's capacity ladders: a pool behind a rung gets its ComputeClass label and taint)."""
 
-    def __init__(self, scope: Construct, id: str, *, cluster: GkeCluster, spec: TpuPoolSpec) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cluster: GkeCluster,
+        spec: TpuPoolSpec,
+        ladders: Sequence[LadderPlan] = (),
+    ) -> None:
         path = f"tpu_pool {getattr(spec, 'name', '?')}"
         spec = validated_props(TpuPoolSpec, spec, path)
         issues = IssueCollector()
@@ -37,13 +52,21 @@ class TpuSlicePool(_PlannedPools):
             spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
         )
         issues.raise_if_any()
-        super().__init__(scope, id, cluster, plans)
+        super().__init__(scope, id, cluster, plans, ladders)
 
 
 class GpuNodePool(_PlannedPools):
-    """An NVIDIA GPU node pool. Props: ``cluster``, ``spec``."""
+    """An NVIDIA GPU node pool. Props: ``cluster``, ``spec``, ``ladders`` (as for TpuSlicePool)."""
 
-    def __init__(self, scope: Construct, id: str, *, cluster: GkeCluster, spec: GpuPoolSpec) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cluster: GkeCluster,
+        spec: GpuPoolSpec,
+        ladders: Sequence[LadderPlan] = (),
+    ) -> None:
         path = f"gpu_pool {getattr(spec, 'name', '?')}"
         spec = validated_props(GpuPoolSpec, spec, path)
         issues = IssueCollector()
@@ -52,4 +75,4 @@ class GpuNodePool(_PlannedPools):
             spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
         )
         issues.raise_if_any()
-        super().__init__(scope, id, cluster, plans)
+        super().__init__(scope, id, cluster, plans, ladders)

@@ -12,6 +12,8 @@ import yaml
 from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
 from gke_accel.cli.tables import MAX_WIDTH, render_table
 from gke_accel.model import EnvironmentPlan
+from gke_accel.model.capacity.compute_class import compute_classes
+from gke_accel.model.environment.ladders import ladders_of
 from gke_accel.model.platform.capacity import capacity_rows
 from gke_accel.model.platform.fences import priority_fence
 from gke_accel.model.platform.manifests import platform_manifests
@@ -66,7 +68,8 @@ def file_name(manifest: dict[str, object]) -> str:
 def environment_manifests(plan: EnvironmentPlan) -> list[dict[str, object]]:
     """The platform's objects in apply order, then the Kueue objects (they need Kueue and JobSet
     installed first: docs/queues.md)."""
-    manifests = sorted(platform_manifests(plan) + priority_fence(plan), key=apply_stage)
+    classes = compute_classes(ladders_of(plan))  # the capacity ladders' ComputeClasses (docs/capacity.md)
+    manifests = sorted(platform_manifests(plan) + priority_fence(plan) + classes, key=apply_stage)
     queues = plan.queues
     if queues is not None:
         manifests += sorted(queue_manifests(queues, plan.spec.platform.priority_classes), key=apply_stage)

@@ -13,6 +13,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
+from .ladder import ladder_facts
 from .model import CapacityLine, EnvironmentFacts
 
 
@@ -134,6 +135,13 @@ def environment_facts(plan: Any) -> EnvironmentFacts:
         queues = _queues(plan)
     except Exception as exc:
         notes.append(f"queue table failed: {type(exc).__name__}: {exc}")
+    ladders: dict[str, tuple[str, ...]] = {}
+    ladders_of = model_attr("ladders_of", "gke_accel.model.environment.ladders")  # absent before ladders
+    if ladders_of is not None:
+        try:
+            ladders = ladder_facts(plan, ladders_of)
+        except Exception as exc:
+            notes.append(f"capacity ladders failed: {type(exc).__name__}: {exc}")
     production = getattr(getattr(plan, "spec", None), "production", None)
     return EnvironmentFacts(
         capacity=capacity,
@@ -142,6 +150,7 @@ def environment_facts(plan: Any) -> EnvironmentFacts:
         notes=tuple(notes),
         queues=queues,
         production=None if production is None else bool(production),
+        ladders=ladders,
     )
 
 
@@ -164,6 +173,7 @@ def facts_to_dict(facts: EnvironmentFacts) -> dict[str, Any]:
         "notes": list(facts.notes),
         "queues": dict(facts.queues),
         "production": facts.production,
+        "ladders": {k: list(v) for k, v in facts.ladders.items()},
     }
 
 
@@ -186,4 +196,5 @@ def facts_from_dict(data: dict[str, Any]) -> EnvironmentFacts:
         notes=tuple(data.get("notes") or ()),
         queues=dict(data.get("queues") or {}),
         production=data.get("production"),
+        ladders={k: tuple(v) for k, v in (data.get("ladders") or {}).items()},
     )

@@ -139,6 +139,7 @@ class EnvironmentFacts:
     notes: tuple[str, ...] = ()  # an optional model that failed
     queues: dict[str, str] = field(default_factory=dict)  # team -> its Kueue queue in words (docs/queues.md)
     production: bool | None = None  # the config's ``production`` (None: a revision without it)
+    ladders: dict[str, tuple[str, ...]] = field(default_factory=dict)  # shape -> rungs (docs/capacity.md)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ this module lays out the comment and shortens it to fit GitHub's limit."""
 
 from __future__ import annotations
 
+from .ladder import ladder_section
 from .model import Review, StackReview
 from .render_changes import attribute_table, blocks_section, change_group, who
 from .render_json import to_dict, to_json
@@ -37,6 +38,7 @@ def stack_markdown(stack: StackReview, *, policy_checked: bool, level: int = 0) 
     if stack.has_changes or stack.status != "unchanged":
         out += capacity_section(stack.before, stack.after)
         out += queue_section(stack.before, stack.after)
+        out += ladder_section(stack.before, stack.after)
         out += cost_section(stack.before, stack.after)
     ordered = stack.ordered_changes()
     out += change_group("Destructive", [c for c in ordered if c.destructive], limit, fold=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from gke_accel.cdk import GkeCluster, GpuNodePool, TpuSlicePool
 from gke_accel.cdk._framework import Construct, GcsBackend, LocalBackend, TerraformOutput, TerraformStack
 from gke_accel.cdk._providers import GoogleProvider
+from gke_accel.cdk.capacity import ComputeClasses
 from gke_accel.cdk.cluster_security import prevent_destroy
 from gke_accel.cdk.fences import PriorityFence
 from gke_accel.cdk.observability import Observability
@@ -14,6 +15,7 @@ from gke_accel.cdk.queues import QueueControllers
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.cluster.controllers import controller_placement
 from gke_accel.model.environment.deploy_needs import required_services
+from gke_accel.model.environment.ladders import ladders_of
 from gke_accel.model.queues.install import jobset_reasons
 
 # Local state (backend type local) lives beside the synth output, never inside it, so regenerating or
@@ -53,8 +55,13 @@ class EnvironmentStack(TerraformStack):
             labels=labels,
             protect=plan.prevent_destroy,
         )
-        self.tpu_pools = [TpuSlicePool(self, f"tpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.tpu_pools]
-        self.gpu_pools = [GpuNodePool(self, f"gpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.gpu_pools]
+        ladders = ladders_of(plan)
+        self.tpu_pools = [
+            TpuSlicePool(self, f"tpu-{p.name}", cluster=self.cluster, spec=p, ladders=ladders) for p in spec.tpu_pools
+        ]
+        self.gpu_pools = [
+            GpuNodePool(self, f"gpu-{p.name}", cluster=self.cluster, spec=p, ladders=ladders) for p in spec.gpu_pools
+        ]
         self.platform = InClusterPlatform(self, "platform", plan=plan, cluster=self.cluster)
         queues = plan.queues
         jobset = bool(jobset_reasons(plan.pools, queues))  # multi-host slices, multi-node GPU pools, Kueue
@@ -69,7 +76,13 @@ class EnvironmentStack(TerraformStack):
                 placement=controller_placement(plan.cluster),
                 after=self.platform.namespaces(),
             )
-            if queues is not None or jobset
+            if queues is not None or jobset or ladders
+            else None
+        )
+        # the ladders' ComputeClasses, through the same Helm provider (QueueControllers holds it)
+        self.compute_classes = (
+            ComputeClasses(self, "capacity", ladders=ladders, provider=self.queues.provider, cluster=self.cluster)
+            if ladders and self.queues is not None
             else None
         )
         # the fence is about Kueue's priority label: only where Kueue is installed

@@ -14,7 +14,9 @@ from gke_accel.model import (
     plan_gpu_pool,
     plan_tpu_pool,
 )
+from gke_accel.model.capacity.ladder import LadderPlan
 from gke_accel.model.core.yaml_input import ConfigInputError, parse_config_documents
+from gke_accel.model.environment.ladders import ladders_of
 from gke_accel.model.observability.cost import node_rate
 from gke_accel.model.platform.capacity import accelerator_key
 from gke_accel.model.platform.fences import POLICY_NAME as FENCE_POLICY
@@ -25,6 +27,7 @@ from gke_accel.model.platform.spec import TeamSpec
 from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB, pod_share
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, LABEL_PREFIX, TPU_RESOURCE
 from gke_accel.model.pools.node_shape import (
+    COMPUTE_CLASS_LABEL,
     NODEPOOL_LABEL,
     TPU_ACCELERATOR_LABEL,
     TPU_TOPOLOGY_LABEL,
@@ -50,6 +53,7 @@ from gke_accel.model.teams.queue import DEFAULT_LOCAL_QUEUE_NAME
 POOL_LABEL = f"{LABEL_PREFIX}/pool"  # our own label with the pool name as configured
 
 __all__ = [
+    "COMPUTE_CLASS_LABEL",
     "DEFAULT_LOCAL_QUEUE_NAME",
     "FENCE_POLICY",
     "GCSFUSE_SIDECAR_CPU_MILLIS",
@@ -71,6 +75,7 @@ __all__ = [
     "ConfigIssue",
     "EnvironmentPlan",
     "GpuPoolSpec",
+    "LadderPlan",
     "NodePoolPlan",
     "NodeShape",
     "NodeTaint",
@@ -82,6 +87,7 @@ __all__ = [
     "checkpoint_bucket",
     "cluster_queue_name",
     "dims",
+    "ladders_of",
     "node_rate",
     "node_shape",
     "parse_config_documents",

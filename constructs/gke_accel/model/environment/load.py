@@ -15,6 +15,7 @@ from gke_accel.model.core.names import DNS_LABEL, check_labels, check_project_id
 from gke_accel.model.core.parse import parse_dataclass
 from gke_accel.model.core.show import show
 from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file, parse_config_text
+from gke_accel.model.environment.ladders import ladder_pools
 from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, EnvironmentPlan
 from gke_accel.model.environment.registry import check_all, plan_all
 from gke_accel.model.environment.spec import EnvironmentSpec
@@ -112,6 +113,8 @@ def plan_environment(
         )
         failed += len(issues.issues) > before
     _check_cluster_size(cluster, pools, issues)
+    if not failed:
+        pools = list(ladder_pools(spec, pools, issues))  # pools behind a rung: labelled for their ComputeClass
     check_min_versions(spec.cluster.min_master_version, (t.generation for t in spec.tpu_pools), catalog, issues)
     warnings = check_all(spec, pools, issues, pools_complete=not failed)
     seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}

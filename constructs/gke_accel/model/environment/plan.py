@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gke_accel.model.capacity.ladder import flavor_ranks
 from gke_accel.model.cluster.plan import ClusterPlan
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.observability.alert_shapes import AlertPlan
@@ -35,6 +36,13 @@ class EnvironmentPlan:
     @property
     def name(self) -> str:
         return self.spec.environment
+
+    @property
+    def flavor_ranks(self) -> dict[str, int]:
+        """Kueue flavor -> its rung's position in its capacity ladder (model/capacity)."""
+        from gke_accel.model.environment.ladders import ladders_of  # ladders.py reads this plan
+
+        return flavor_ranks(ladders_of(self))
 
     @property
     def prevent_destroy(self) -> bool:

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Protocol
 
 from gke_accel.catalog import Catalog, load_catalog
+from gke_accel.model.capacity.ladder import flavor_ranks
 from gke_accel.model.core.errors import IssueCollector
+from gke_accel.model.environment.ladders import ladders_of_spec
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.observability.alerts import AlertPlan, alerts_for
 from gke_accel.model.observability.quotas import QuotaPlan, quotas_for
@@ -121,7 +123,9 @@ class _Queues:
     def plan(
         self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
     ) -> Planned:
-        return Planned(queues=plan_queues(spec.environment, [t.spec for t in teams], spec.queues, pools, catalog))
+        ranks = flavor_ranks(ladders_of_spec(spec, pools, IssueCollector()))  # the capacity ladders' order
+        queues = plan_queues(spec.environment, [t.spec for t in teams], spec.queues, pools, catalog, ranks=ranks)
+        return Planned(queues=queues)
 
 
 CAPABILITIES: tuple[Capability, ...] = (_Platform(), _Security(), _Observability(), _Queues())

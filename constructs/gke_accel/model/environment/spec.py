@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from gke_accel.model.capacity.spec import LadderSpec
 from gke_accel.model.cluster.spec import ClusterSpec
 from gke_accel.model.observability.spec import BudgetSpec, MonitoringSpec
 from gke_accel.model.platform.spec import PlatformSpec, TeamSpec
@@ -47,6 +48,8 @@ class EnvironmentSpec:
     platform: PlatformSpec = field(default_factory=PlatformSpec)
     # Teams share accelerators through Kueue (present = on): model/queues/spec.py, docs/queues.md
     queues: QueuesSpec | None = None
+    # Capacity ladders per accelerator shape -> ComputeClass, pool labels, flavor order (docs/capacity.md)
+    capacity: dict[str, LadderSpec] = field(default_factory=dict)
     # Observability (alerts, dashboard, quota preferences, budget): model/observability/spec.py
     monitoring: MonitoringSpec = field(default_factory=MonitoringSpec)
     quota_preferences: bool = False

@@ -31,6 +31,10 @@ SPOT_LABEL = "cloud.google.com/gke-spot"
 QUEUED_LABEL = "cloud.google.com/gke-queued"
 FLEX_START_LABEL = "cloud.google.com/gke-flex-start"
 RESERVATION_LABEL = "cloud.google.com/reservation-name"
+# A pool behind a capacity-ladder rung (model/capacity): GKE's ComputeClass label (and taint) and
+# gke-accel's rung label, which tells the rungs' nodes apart (one Kueue flavor per rung).
+COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
+RUNG_LABEL = "gke-accel/capacity-rung"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"
@@ -80,8 +84,9 @@ class NodeShape:
     def selector(self) -> dict[str, str]:
         """The smallest nodeSelector that picks this pool's kind of accelerator (not the pool itself):
         TPU generation + topology, or GPU model (+ MIG partition size, + sharing strategy and clients);
-        and how the nodes are obtained (Spot, queued provisioning, flex-start), so a whole-GPU job never
-        lands on MIG or shared nodes and an on-demand one never on DWS nodes."""
+        and how the nodes are obtained (Spot, queued provisioning, flex-start; a capacity ladder's class
+        and rung), so a whole-GPU job never lands on MIG or shared nodes and an on-demand one never on
+        DWS nodes."""
         keys = [
             TPU_ACCELERATOR_LABEL,
             TPU_TOPOLOGY_LABEL,
@@ -92,6 +97,8 @@ class NodeShape:
             SPOT_LABEL,
             QUEUED_LABEL,
             FLEX_START_LABEL,
+            COMPUTE_CLASS_LABEL,
+            RUNG_LABEL,
         ]
         return {k: self.labels[k] for k in keys if k in self.labels}
 

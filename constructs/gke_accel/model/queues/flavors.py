@@ -15,18 +15,15 @@ from dataclasses import dataclass
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.node_shape import (
     FLEX_START_LABEL,
-    GPU_ACCELERATOR_LABEL,
-    GPU_MAX_CLIENTS_LABEL,
-    GPU_PARTITION_LABEL,
-    GPU_SHARING_LABEL,
     QUEUED_LABEL,
+    RUNG_LABEL,
     SPOT_LABEL,
-    TPU_TOPOLOGY_LABEL,
     NodeShape,
     NodeTaint,
     advertised_bounds,
     node_shape,
 )
+from gke_accel.model.pools.shape_name import shape_name, short_name
 
 # How the nodes are obtained, from the label GKE puts on them (absent: on-demand or a reservation).
 _PROVISIONING = (
@@ -34,7 +31,6 @@ _PROVISIONING = (
     (QUEUED_LABEL, "queued"),
     (FLEX_START_LABEL, "flex-start"),
 )
-_SHARING = {"time-sharing": "ts", "mps": "mps"}
 
 
 @dataclass(frozen=True)
@@ -49,29 +45,23 @@ class Flavor:
     pools: tuple[str, ...]
     chips_max: int  # what the pools' nodes advertise at their largest size (MIG instances, shared slots)
     provisioning: str  # on-demand, spot, queued or flex-start
+    rank: int | None = None  # position of its rung in a capacity ladder (model/capacity), if any
+    max_run_seconds: int | None = None  # queued provisioning: the pools' max_run_duration_seconds
 
 
 def _provisioning(shape: NodeShape) -> str:
     return next((kind for label, kind in _PROVISIONING if shape.labels.get(label) == "true"), "on-demand")
 
 
-def _short(pool: NodePoolPlan, shape: NodeShape) -> str:
-    labels = shape.labels
-    if pool.kind == "tpu":
-        return f"{pool.tpu_generation or pool.accelerator}-{labels[TPU_TOPOLOGY_LABEL]}"
-    name = labels[GPU_ACCELERATOR_LABEL].removeprefix("nvidia-")
-    if GPU_PARTITION_LABEL in labels:
-        name += f"-mig-{labels[GPU_PARTITION_LABEL].replace('.', '-')}"
-    if GPU_SHARING_LABEL in labels:
-        name += f"-{_SHARING[labels[GPU_SHARING_LABEL]]}{labels[GPU_MAX_CLIENTS_LABEL]}"
-    return name
-
-
 def flavor_name(pool: NodePoolPlan) -> str:
+    """A pool behind a capacity-ladder rung (model/capacity) gets one flavor per rung,
+    ``<shape>-<rung>``, so that Kueue can try the rungs in the ladder's order."""
     shape = node_shape(pool)
+    if RUNG_LABEL in pool.labels:
+        return f"{short_name(pool, shape)}-{pool.labels[RUNG_LABEL]}"
     provisioning = _provisioning(shape)
     suffix = "" if provisioning == "on-demand" else f"-{provisioning}"
-    return f"{_short(pool, shape)}{suffix}"
+    return f"{short_name(pool, shape)}{suffix}"
 
 
 def plan_flavors(pools: Sequence[NodePoolPlan]) -> tuple[Flavor, ...]:
@@ -96,9 +86,10 @@ def plan_flavors(pools: Sequence[NodePoolPlan]) -> tuple[Flavor, ...]:
                 pools=tuple(p.name for p in members),
                 chips_max=sum(advertised_bounds(p)[1] for p in members),
                 provisioning=_provisioning(member_shapes[0]),
+                max_run_seconds=first.max_run_duration_seconds,
             )
         )
     return tuple(flavors)
 
 
-__all__ = ["Flavor", "flavor_name", "plan_flavors"]
+__all__ = ["Flavor", "flavor_name", "plan_flavors", "shape_name"]

@@ -20,6 +20,8 @@ CPU_FLAVOR = "cpu-memory"  # cpu and memory of every pod: no node labels, never 
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 PROVISIONING_REQUEST_LABEL = "autoscaling.gke.io/provisioning-request"
+MAX_RUN_PARAMETER = "maxRunDurationSeconds"
+PROVREQ_ANNOTATION_PREFIX = "provreq.kueue.x-k8s.io/"  # a job's per-request parameters
 
 
 def _meta(name: str, namespace: str | None = None) -> dict[str, Any]:
@@ -46,25 +48,13 @@ def admission_checks(plan: QueuePlan) -> list[Manifest]:
     GKE for all of a job's nodes at once and admits the job when they exist."""
     objects: list[Manifest] = []
     for f in plan.checked_flavors:
+        config = _provisioning_config(f.resource, f.max_run_seconds)
         objects += [
             {
                 "apiVersion": API,
                 "kind": "ProvisioningRequestConfig",
                 "metadata": _meta(f.name),
-                "spec": {
-                    "provisioningClassName": QUEUED_PROVISIONING_CLASS,
-                    # GKE "Run a large-scale workload with flex-start with queued provisioning": the
-                    # nodes GKE creates for a request carry this label with the ResizeRequest's name;
-                    # Kueue copies it into the job's nodeSelector, so the pods land on exactly those
-                    # nodes (Kueue v0.17 CRD: podSetUpdates.nodeSelector[].key /
-                    # valueFromProvisioningClassDetail; managedResources).
-                    "podSetUpdates": {
-                        "nodeSelector": [
-                            {"key": PROVISIONING_REQUEST_LABEL, "valueFromProvisioningClassDetail": "ResizeRequestName"}
-                        ]
-                    },
-                    "managedResources": [f.resource],
-                },
+                "spec": config,
             },
             {
                 "apiVersion": API,
@@ -77,6 +67,28 @@ def admission_checks(plan: QueuePlan) -> list[Manifest]:
             },
         ]
     return objects
+
+
+def _provisioning_config(resource: str, max_run_seconds: int | None) -> dict[str, Any]:
+    config: dict[str, Any] = {
+        "provisioningClassName": QUEUED_PROVISIONING_CLASS,
+        # GKE "Run a large-scale workload with flex-start with queued provisioning": the nodes GKE
+        # creates for a request carry this label with the ResizeRequest's name; Kueue copies it into
+        # the job's nodeSelector, so the pods land on exactly those nodes (Kueue v0.17 CRD:
+        # podSetUpdates.nodeSelector[].key / valueFromProvisioningClassDetail; managedResources).
+        "podSetUpdates": {
+            "nodeSelector": [
+                {"key": PROVISIONING_REQUEST_LABEL, "valueFromProvisioningClassDetail": "ResizeRequestName"}
+            ]
+        },
+        "managedResources": [resource],
+    }
+    if max_run_seconds is not None:
+        # the same page: ProvisioningRequest.spec.parameters.maxRunDurationSeconds (a string; at most 7
+        # days, the default); Kueue copies ProvisioningRequestConfig.spec.parameters into every request
+        # it makes, and a job's annotation provreq.kueue.x-k8s.io/maxRunDurationSeconds overrides it.
+        config["parameters"] = {MAX_RUN_PARAMETER: str(max_run_seconds)}
+    return config
 
 
 def _resource(name: str, nominal: int | str, borrowing: int | None, lending: int | None) -> dict[str, Any]:
@@ -134,6 +146,12 @@ def cluster_queue(plan: QueuePlan, team: TeamQueue, classes: PriorityClassesSpec
         "preemption": preemption,
         "resourceGroups": groups,
     }
+    if plan.laddered:
+        # Kueue v0.17 ClusterQueue.spec.flavorFungibility (CRD defaults, written out because the ladder
+        # depends on them): a job stays on the better rung while it fits there, borrowing included
+        # (MayStopSearch); it tries the next rung before preempting on this one (TryNextFlavor). So a
+        # job moves down the ladder only when the better rung is full; preemption is unchanged.
+        spec["flavorFungibility"] = {"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "TryNextFlavor"}
     checks = plan.checked_flavors
     if checks:
         spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": f.name, "onFlavors": [f.name]} for f in checks]}

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from gke_accel.catalog import Catalog
@@ -34,10 +34,13 @@ class QueuedPlan(Protocol):
     @property
     def pools(self) -> Sequence[NodePoolPlan]: ...
 
+    @property
+    def flavor_ranks(self) -> Mapping[str, int]: ...  # flavor -> its rung in a capacity ladder
+
 
 def queue_plan_of(env: QueuedPlan, catalog: Catalog | None = None) -> QueuePlan | None:
     """None when the environment has no ``queues:``."""
-    return plan_queues(env.name, env.spec.teams, env.spec.queues, env.pools, catalog)
+    return plan_queues(env.name, env.spec.teams, env.spec.queues, env.pools, catalog, ranks=dict(env.flavor_ranks))
 
 
 def jobset_reasons_of(env: QueuedPlan, catalog: Catalog | None = None) -> tuple[str, ...]:

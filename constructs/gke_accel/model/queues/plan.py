@@ -10,8 +10,8 @@ up to what is left of the flavor's capacity, so the split fits whenever the tota
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan
@@ -57,6 +57,11 @@ class QueuePlan:
     flavors: tuple[Flavor, ...]
     teams: tuple[TeamQueue, ...]
 
+    @property
+    def laddered(self) -> bool:
+        """Some flavors are rungs of a capacity ladder (their order is the ladder's)."""
+        return any(f.rank is not None for f in self.flavors)
+
     def flavor(self, name: str) -> Flavor:
         return next(f for f in self.flavors if f.name == name)
 
@@ -69,7 +74,33 @@ class QueuePlan:
 def flavors_of(key: tuple[str, str], flavors: Sequence[Flavor]) -> list[Flavor]:
     """The flavors of one accelerator, in fill order."""
     members = [f for f in flavors if (f.resource, f.accelerator) == key]
-    return sorted(members, key=lambda f: (ORDER.get(f.provisioning, 9), f.name))
+    return sorted(members, key=_fill_order)
+
+
+def _fill_order(f: Flavor) -> tuple[int, int, str]:
+    """A capacity ladder's rungs first, in the ladder's order (model/capacity); then ORDER, then name."""
+    if f.rank is not None:
+        return (0, f.rank, f.name)
+    return (1, ORDER.get(f.provisioning, 9), f.name)
+
+
+def rank_flavors(flavors: Sequence[Flavor], ranks: Mapping[str, int]) -> tuple[Flavor, ...]:
+    """``flavors`` with their ladder ranks; a ladder's flavors take the place of its first one, in rung
+    order (what the ClusterQueue lists and Kueue tries in turn); the others keep their order."""
+    if not ranks:
+        return tuple(flavors)
+    ranked = [replace(f, rank=ranks[f.name]) if f.name in ranks else f for f in flavors]
+    out: list[Flavor] = []
+    for f in ranked:
+        if f in out:
+            continue
+        if f.rank is None:
+            out.append(f)
+        else:
+            key = (f.resource, f.accelerator)
+            group = [g for g in ranked if g.rank is not None and (g.resource, g.accelerator) == key]
+            out += sorted(group, key=_fill_order)
+    return tuple(out)
 
 
 def split_nominal(teams: Sequence[TeamSpec], flavors: Sequence[Flavor], catalog: Catalog) -> dict[tuple[str, str], int]:
@@ -106,12 +137,14 @@ def plan_queues(
     queues: QueuesSpec | None,
     pools: Sequence[NodePoolPlan],
     catalog: Catalog | None = None,
+    ranks: Mapping[str, int] | None = None,
 ) -> QueuePlan | None:
-    """The queue plan of a validated environment, or None when it does not use Kueue."""
+    """The queue plan of a validated environment, or None when it does not use Kueue. ``ranks``: the
+    capacity ladders' flavor order (``model.capacity.ladder.flavor_ranks``)."""
     if queues is None or not queues.enabled:
         return None
     catalog = catalog or load_catalog()
-    flavors = plan_flavors(pools)
+    flavors = rank_flavors(plan_flavors(pools), ranks or {})
     nominal = split_nominal(teams, flavors, catalog)
     per_team: list[tuple[TeamSpec, TeamQueueSpec, list[FlavorQuota]]] = []
     for team in teams:

@@ -22,6 +22,7 @@ from gke_accel.workloads._model import (
 from gke_accel.workloads.generate import jobset as js
 from gke_accel.workloads.generate.defaults import check_share, default_priority
 from gke_accel.workloads.generate.pod import pod_template
+from gke_accel.workloads.ladder import place_on_ladder
 from gke_accel.workloads.lint.queues import QUEUE_LABEL, team_queue
 from gke_accel.workloads.lint.team import teams_by_namespace
 from gke_accel.workloads.nodes import PoolNodes, pool_nodes, slice_pools
@@ -209,6 +210,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
         labels=workload_labels if req.kind == "deployment" else {},
         port=req.port,
     )
+    place_on_ladder(plan, pool.name, template["spec"])  # behind a rung: the class, not the pool's rung
     if req.kind == "deployment":
         selector = {"app.kubernetes.io/name": req.name}
         return [

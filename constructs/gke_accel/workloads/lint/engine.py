@@ -9,7 +9,9 @@ from typing import Any
 
 from gke_accel.workloads._model import GPU_RESOURCE, TPU_RESOURCE, EnvironmentPlan, platform_manifests
 from gke_accel.workloads.lint import jobs, slices, team
+from gke_accel.workloads.lint.dws import dws_findings
 from gke_accel.workloads.lint.findings import Finding
+from gke_accel.workloads.lint.ladder import ladder_findings
 from gke_accel.workloads.lint.placement import place
 from gke_accel.workloads.lint.podsecurity import enforced_levels, violations
 from gke_accel.workloads.lint.priority_label import priority_label_findings
@@ -133,6 +135,7 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
         fitting += [p.name for p in pools if p.name not in fitting]
         placed.append(team.Placed(g, requests, pools))
         findings += tpu_findings(g, requests, pools)
+        findings += ladder_findings(ctx.plan, g, pools)
         findings += jobs.multi_host_findings(wl, g, pools, ctx.services)
         findings += slices.slice_findings(wl, g, pools)
         findings += slices.multi_node_findings(wl, g, requests, pools)
@@ -148,6 +151,7 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
     if owner is not None:
         findings += team.quota_findings(wl, owner, placed, ctx.enforced.get(wl.namespace or "", team.Enforced({})))
     findings += queue_findings(ctx.plan, wl, owner)
+    findings += dws_findings(ctx.plan, wl, [p for p in ctx.pools if p.name in fitting])
     findings += kueue_priority_findings(ctx.plan, wl, owner)
     findings += priority_label_findings(ctx.plan, wl)
     unique = tuple(dict.fromkeys(findings))

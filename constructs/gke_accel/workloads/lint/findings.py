@@ -27,6 +27,8 @@ RULES = {
     "namespace": "the workload runs in a team namespace",
     "retry": "preemption and eviction are not counted as application failures",
     "tpu-selectors": "TPU pods select accelerator and topology",
+    "dws": "what queued provisioning and flex-start capacity need (queue label, run duration)",
+    "ladder": "a pod of a capacity ladder's shape selects its ComputeClass and pins no rung",
 }
 
 

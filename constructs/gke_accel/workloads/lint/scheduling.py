@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from gke_accel.workloads._model import NodeTaint
+from gke_accel.workloads._model import COMPUTE_CLASS_LABEL, NodeTaint
 from gke_accel.workloads.manifests import Obj, as_dict, as_list, containers, init_containers
 from gke_accel.workloads.nodes import PoolNodes
 from gke_accel.workloads.quantity import parse_quantity
@@ -127,7 +127,12 @@ def admission_tolerations(pod: Obj) -> list[Obj]:
         res = as_dict(c.get("resources"))
         for part in ("requests", "limits"):
             names.update(str(n) for n in as_dict(res.get(part)) if is_extended_resource(str(n)))
-    return [{"key": n, "operator": "Exists", "effect": "NoSchedule"} for n in sorted(names)]
+    added = [{"key": n, "operator": "Exists", "effect": "NoSchedule"} for n in sorted(names)]
+    # GKE ("About custom ComputeClasses"): a pod selecting a ComputeClass is given the class taint's toleration
+    chosen = as_dict(pod.get("nodeSelector")).get(COMPUTE_CLASS_LABEL)
+    if chosen is not None:
+        added.append({"key": COMPUTE_CLASS_LABEL, "operator": "Equal", "value": str(chosen), "effect": "NoSchedule"})
+    return added
 
 
 def untolerated(pod: Obj, pool: PoolNodes) -> list[NodeTaint]:

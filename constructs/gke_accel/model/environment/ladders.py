@@ -1,0 +1,45 @@
+"""The capacity ladders of an environment (spec or validated plan)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gke_accel.model.capacity.ladder import LadderPlan, apply_ladders
+from gke_accel.model.capacity.rules import plan_ladders
+from gke_accel.model.core.errors import IssueCollector
+from gke_accel.model.environment.plan import EnvironmentPlan
+from gke_accel.model.environment.spec import EnvironmentSpec
+from gke_accel.model.pools.node_pool import NodePoolPlan
+
+
+def declared_pools(spec: EnvironmentSpec) -> list[str]:
+    return [p.name for p in spec.tpu_pools] + [p.name for p in spec.gpu_pools]
+
+
+def ladders_of_spec(
+    spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector
+) -> tuple[LadderPlan, ...]:
+    return plan_ladders(
+        spec.capacity,
+        pools,
+        declared_pools(spec),
+        project=spec.project_id,
+        min_master_version=spec.cluster.min_master_version,
+        issues=issues,
+    )
+
+
+def ladder_pools(
+    spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector
+) -> tuple[NodePoolPlan, ...]:
+    """Validate ``capacity:`` and return ``pools`` with the ladders' class labels and taints."""
+    if not spec.capacity:
+        return tuple(pools)
+    return apply_ladders(pools, ladders_of_spec(spec, pools, issues))
+
+
+def ladders_of(env: EnvironmentPlan) -> tuple[LadderPlan, ...]:
+    """The ladders of a validated environment (in config order)."""
+    if not env.spec.capacity:
+        return ()
+    return ladders_of_spec(env.spec, env.pools, IssueCollector())
