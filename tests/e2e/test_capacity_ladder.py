@@ -22,11 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jobset_controller import JobSetController
-from kueue_controller import KueueController, install_crds
-from localcluster import LocalCluster
-from nodes import pool_node
-from webhooks import WebhookCA
 
 from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
 from gke_accel.model.capacity.compute_class import compute_classes
@@ -35,6 +30,11 @@ from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.queues.install import kueue_configuration
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of
+from gke_accel.twin.cluster import LocalCluster
+from gke_accel.twin.jobset import JobSetController
+from gke_accel.twin.kueue import KueueController, install_crds
+from gke_accel.twin.nodes import pool_node
+from gke_accel.twin.webhooks import WebhookCA
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from helpers import base_config, to_yaml
 from require import build_output, require_or_skip

@@ -27,7 +27,7 @@ from gke_accel.model.capacity.ladder import (
 from gke_accel.model.capacity.spec import LadderSpec
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.names import DNS_LABEL
-from gke_accel.model.environment.versions import pin_reaches
+from gke_accel.model.core.versions import pin_reaches
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.shape_name import shape_name
 

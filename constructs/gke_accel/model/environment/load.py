@@ -14,12 +14,12 @@ from gke_accel.model.core.limits import MAX_NODES_PER_CLUSTER, POOLS_MAX, POOLS_
 from gke_accel.model.core.names import DNS_LABEL, check_labels, check_project_id, check_region, claim_pool_name
 from gke_accel.model.core.parse import parse_dataclass
 from gke_accel.model.core.show import show
+from gke_accel.model.core.versions import check_min_versions
 from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file, parse_config_text
 from gke_accel.model.environment.ladders import ladder_pools
 from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, EnvironmentPlan
 from gke_accel.model.environment.registry import check_all, plan_all
 from gke_accel.model.environment.spec import EnvironmentSpec
-from gke_accel.model.environment.versions import check_min_versions
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.tpu_pool import plan_tpu_pool
