@@ -7,11 +7,14 @@ same rules and messages as a config file (the spec is re-parsed; pool names are 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk.cluster import GkeCluster
 from gke_accel.cdk.node_pool import AcceleratorNodePool
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.props import validated_props
+from gke_accel.model.lifecycle.plan import PoolLifecyclePlan
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
@@ -19,16 +22,32 @@ from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 
 
 class _PlannedPools(Construct):
-    def __init__(self, scope: Construct, id: str, cluster: GkeCluster, plans: list[NodePoolPlan]) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        cluster: GkeCluster,
+        plans: list[NodePoolPlan],
+        lifecycle: PoolLifecyclePlan | None = None,
+    ) -> None:
         super().__init__(scope, id)
-        self.plans = plans
+        # the pool's upgrade/maintenance posture (model/lifecycle/), derived by the environment plan
+        self.plans = plans = [replace(p, lifecycle=lifecycle) for p in plans] if lifecycle is not None else plans
         self.pools: list[AcceleratorNodePool] = [cluster.node_pool(self, plan.name, plan) for plan in plans]
 
 
 class TpuSlicePool(_PlannedPools):
     """A TPU slice pool (one node pool per multi-host slice). Props: ``cluster``, ``spec``."""
 
-    def __init__(self, scope: Construct, id: str, *, cluster: GkeCluster, spec: TpuPoolSpec) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cluster: GkeCluster,
+        spec: TpuPoolSpec,
+        lifecycle: PoolLifecyclePlan | None = None,
+    ) -> None:
         path = f"tpu_pool {getattr(spec, 'name', '?')}"
         spec = validated_props(TpuPoolSpec, spec, path)
         issues = IssueCollector()
@@ -37,13 +56,21 @@ class TpuSlicePool(_PlannedPools):
             spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
         )
         issues.raise_if_any()
-        super().__init__(scope, id, cluster, plans)
+        super().__init__(scope, id, cluster, plans, lifecycle)
 
 
 class GpuNodePool(_PlannedPools):
     """An NVIDIA GPU node pool. Props: ``cluster``, ``spec``."""
 
-    def __init__(self, scope: Construct, id: str, *, cluster: GkeCluster, spec: GpuPoolSpec) -> None:
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        cluster: GkeCluster,
+        spec: GpuPoolSpec,
+        lifecycle: PoolLifecyclePlan | None = None,
+    ) -> None:
         path = f"gpu_pool {getattr(spec, 'name', '?')}"
         spec = validated_props(GpuPoolSpec, spec, path)
         issues = IssueCollector()
@@ -52,4 +79,4 @@ class GpuNodePool(_PlannedPools):
             spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
         )
         issues.raise_if_any()
-        super().__init__(scope, id, cluster, plans)
+        super().__init__(scope, id, cluster, plans, lifecycle)

@@ -53,9 +53,17 @@ class EnvironmentStack(TerraformStack):
             spec=spec.cluster,
             labels=labels,
             protect=plan.prevent_destroy,
+            training_exclusion=plan.lifecycle.exclusion if plan.lifecycle else None,
         )
-        self.tpu_pools = [TpuSlicePool(self, f"tpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.tpu_pools]
-        self.gpu_pools = [GpuNodePool(self, f"gpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.gpu_pools]
+        life = plan.lifecycle.pools if plan.lifecycle else {}
+        self.tpu_pools = [
+            TpuSlicePool(self, f"tpu-{p.name}", cluster=self.cluster, spec=p, lifecycle=life.get(p.name))
+            for p in spec.tpu_pools
+        ]
+        self.gpu_pools = [
+            GpuNodePool(self, f"gpu-{p.name}", cluster=self.cluster, spec=p, lifecycle=life.get(p.name))
+            for p in spec.gpu_pools
+        ]
         self.platform = InClusterPlatform(self, "platform", plan=plan, cluster=self.cluster)
         queues = queue_plan_of(plan)
         jobset = bool(jobset_reasons(plan.pools, queues))  # multi-host slices, multi-node GPU pools, Kueue

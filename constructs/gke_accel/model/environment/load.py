@@ -18,6 +18,7 @@ from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file, 
 from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, EnvironmentPlan
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.environment.versions import check_min_versions
+from gke_accel.model.lifecycle.hook import apply_lifecycle
 from gke_accel.model.observability.rules import check_observability
 from gke_accel.model.platform.rules import check_platform
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
@@ -117,6 +118,7 @@ def plan_environment(
     check_security(spec, issues)
     check_observability(spec, pools, issues)
     check_queues(spec, spec.queues, pools, issues)
+    lifecycle, pools = apply_lifecycle(spec, pools, issues)
     seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
     declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]
     declared += [(f"gpu_pools[{i}].name", p.name) for i, p in enumerate(spec.gpu_pools)]
@@ -129,7 +131,12 @@ def plan_environment(
         )
     issues.raise_if_any(source)
     return EnvironmentPlan(
-        spec=spec, cluster=cluster, pools=tuple(pools), source=source, warnings=(*issues.warnings, *warnings)
+        spec=spec,
+        cluster=cluster,
+        pools=tuple(pools),
+        source=source,
+        warnings=(*issues.warnings, *warnings),
+        lifecycle=lifecycle,
     )
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from gke_accel.model.cluster.plan import ClusterPlan
 from gke_accel.model.environment.spec import EnvironmentSpec
+from gke_accel.model.lifecycle.plan import LifecyclePlan
 from gke_accel.model.pools.node_pool import NodePoolPlan
 
 SYSTEM_POOL_NAME = "system"
@@ -21,6 +22,7 @@ class EnvironmentPlan:
     pools: tuple[NodePoolPlan, ...]
     source: str = ""
     warnings: tuple[str, ...] = ()  # e.g. team quotas over-committing pool capacity
+    lifecycle: LifecyclePlan | None = None  # pool roles and upgrade posture: model/lifecycle/
 
     @property
     def name(self) -> str:
