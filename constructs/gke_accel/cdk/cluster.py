@@ -11,7 +11,7 @@ from __future__ import annotations
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import ContainerCluster, cluster_structs
 from gke_accel.cdk.cluster_security import ImagePolicy, SecretsKey, prevent_destroy
-from gke_accel.cdk.lifecycle import apply_cluster_lifecycle
+from gke_accel.cdk.lifecycle import apply_cluster_lifecycle, exclusion_blocks
 from gke_accel.cdk.network import ClusterNetwork
 from gke_accel.cdk.node_pool import NODE_OAUTH_SCOPES, AcceleratorNodePool
 from gke_accel.cdk.node_service_account import NodeServiceAccount
@@ -139,18 +139,22 @@ class GkeCluster(Construct):
                 recurring_window=s.ContainerClusterMaintenancePolicyRecurringWindow(
                     start_time=m.start_time, end_time=m.end_time, recurrence=m.recurrence
                 ),
-                maintenance_exclusion=[
-                    s.ContainerClusterMaintenancePolicyMaintenanceExclusion(
-                        exclusion_name=e.name,
-                        start_time=e.start_time,
-                        end_time=e.end_time,
-                        exclusion_options=s.ContainerClusterMaintenancePolicyMaintenanceExclusionExclusionOptions(
-                            scope=e.scope
-                        ),
-                    )
-                    for e in m.exclusions
-                ]
-                or None,
+                maintenance_exclusion=(
+                    [
+                        s.ContainerClusterMaintenancePolicyMaintenanceExclusion(
+                            exclusion_name=e.name,
+                            start_time=e.start_time,
+                            end_time=e.end_time,
+                            exclusion_options=s.ContainerClusterMaintenancePolicyMaintenanceExclusionExclusionOptions(
+                                scope=e.scope
+                            ),
+                        )
+                        for e in m.exclusions
+                    ]
+                    or None
+                )
+                if exclusion_blocks(m, training_exclusion) is None  # else written whole by cdk/lifecycle.py
+                else None,
             ),
             private_cluster_config=s.ContainerClusterPrivateClusterConfig(
                 enable_private_nodes=True,
