@@ -59,7 +59,7 @@ def pool_lifecycle(
         strategy, surge, unavailable = "BLUE_GREEN", None, None
     elif o.upgrade == "surge" or o.max_surge is not None or o.max_unavailable is not None:
         strategy = "SURGE"
-        surge = o.max_surge if o.max_surge is not None else (surge if surge is not None else 1)
+        surge = o.max_surge if o.max_surge is not None else (surge if surge is not None else 0 if slice_pool else 1)
         unavailable = o.max_unavailable if o.max_unavailable is not None else (unavailable or 0)
     protected = applied and role == "training"
     if o.protect is not None:
