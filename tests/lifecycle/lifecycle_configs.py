@@ -8,8 +8,8 @@ from helpers import base_config
 
 
 def production_roles() -> dict[str, Any]:
-    """Training (role set) on a v5e 2x4 slice of two ct5lp-hightpu-4t VMs, inference (from the serving team's only class) on L4,
-    batch (role set) on L4 with host maintenance PERIODIC, and a disruption budget."""
+    """Training (role set) on a v5e 2x4 slice of two ct5lp-hightpu-4t VMs, inference (from the serving
+    team's only class) on L4, batch (role set) on L4 with host maintenance PERIODIC, a disruption budget."""
     data = base_config()
     data["production"] = True
     data["backend"] = {"type": "gcs", "bucket": "acme-ml-tfstate", "prefix": "gke-accel/test"}

@@ -8,7 +8,7 @@ from typing import Any
 
 from gke_accel.cdk._framework import Construct, TerraformResource
 from gke_accel.cdk._providers import ComputeResourcePolicy, ContainerNodePool, pool_structs
-from gke_accel.cdk.lifecycle import apply_host_maintenance, upgrade_settings
+from gke_accel.cdk.lifecycle import apply_host_maintenance, role_labels, upgrade_settings
 from gke_accel.cdk.policy import skip_check
 from gke_accel.model.pools.node_pool import NodePoolPlan
 
@@ -88,7 +88,7 @@ class AcceleratorNodePool(Construct):
             reservation_affinity=reservation,
             taint=[s.ContainerNodePoolNodeConfigTaint(key=t.key, value=t.value, effect=t.effect) for t in plan.taints],
             **secure_node_config_args(
-                service_account=service_account, labels=plan.labels, resource_labels=resource_labels
+                service_account=service_account, labels=role_labels(plan), resource_labels=resource_labels
             ),
         )
         placement = None
