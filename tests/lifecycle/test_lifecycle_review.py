@@ -42,7 +42,9 @@ def test_switching_a_training_pool_to_surge_is_called_out(tmp_path: Path) -> Non
     head = copy.deepcopy(base)
     head["gpu_pools"][1]["role"] = "training"
     # host maintenance kept: changing it replaces the pool (ForceNew), another safety item
-    head["gpu_pools"][1]["lifecycle"].update({"upgrade": "surge", "max_surge": 1, "max_unavailable": 0, "protect": True})
+    head["gpu_pools"][1]["lifecycle"].update(
+        {"upgrade": "surge", "max_surge": 1, "max_unavailable": 0, "protect": True}
+    )
     r = review(tmp_path, base, head)
     assert kinds(r) == ["training-pool-surge"]
     assert "training pool `sweep` now upgrades by rolling surge" in to_markdown(r)
