@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gke_accel.model.observability.maintenance_alert import MAINTENANCE, maintenance_alerts
 from gke_accel.model.observability.spec import AlertThresholds, Severity
 from gke_accel.model.pools.node_pool import NodePoolPlan
 
@@ -47,7 +48,7 @@ PREEMPTIONS = "spot_preemptions"
 NOT_READY = "nodes_not_ready"
 UNSCHEDULABLE = "accelerator_unschedulable"
 DRIVER_INSTALLER = "gpu_driver_installer"
-ALERT_NAMES = (GPU_IDLE, TPU_IDLE, MEMORY_FULL, PREEMPTIONS, NOT_READY, UNSCHEDULABLE, DRIVER_INSTALLER)
+ALERT_NAMES = (GPU_IDLE, TPU_IDLE, MEMORY_FULL, PREEMPTIONS, NOT_READY, UNSCHEDULABLE, DRIVER_INSTALLER, MAINTENANCE)
 
 DEFAULT_SEVERITY: dict[str, Severity] = {
     GPU_IDLE: "WARNING",
@@ -57,6 +58,7 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     NOT_READY: "ERROR",
     UNSCHEDULABLE: "WARNING",
     DRIVER_INSTALLER: "ERROR",
+    MAINTENANCE: "WARNING",  # model/observability/maintenance_alert.py
 }
 
 # Metric types (reference §1.1, §1.3)
@@ -463,6 +465,7 @@ def _candidates(plan: EnvironmentPlan, t: AlertThresholds) -> list[AlertPlan]:
                 rate_limit=rate,
             )
         )
+    out += maintenance_alerts(plan, t)  # upgrades announced: drain training to a checkpoint
     return out
 
 
