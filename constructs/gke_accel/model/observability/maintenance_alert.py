@@ -70,7 +70,7 @@ def maintenance_alerts(plan: EnvironmentPlan, t: AlertThresholds) -> list[AlertP
                     "node pool), to which version, and when.",
                     "Before the window: drain training to a checkpoint. Ask running jobs to checkpoint (or wait "
                     "for the next one), then suspend them (`kubectl patch jobset <name> --type merge -p "
-                    "'{\"spec\":{\"suspend\":true}}'`, or the Kueue Workload); they resume with "
+                    '\'{"spec":{"suspend":true}}\'`, or the Kueue Workload); they resume with '
                     "`--resume latest` when the pool is back.",
                     "Node upgrades of training pools should be held by the exclusion `gke-accel-training` "
                     "(docs/lifecycle.md): check `gcloud container clusters describe` shows it; if it expired, "
