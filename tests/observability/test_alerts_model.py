@@ -29,6 +29,7 @@ def test_base_environment_gets_gpu_tpu_memory_node_and_unschedulable_alerts() ->
         "accelerator_memory_full",
         "nodes_not_ready",
         "accelerator_unschedulable",
+        "upcoming_maintenance",  # every environment with accelerator pools (docs/lifecycle.md)
     }
 
 

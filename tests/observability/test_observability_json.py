@@ -76,6 +76,7 @@ def test_dev_alerts_match_its_pools(shipped: dict[str, Any]) -> None:
         "spot-preemptions",
         "nodes-not-ready",
         "accelerator-unschedulable",
+        "upcoming-maintenance",
     }
 
 

@@ -40,8 +40,11 @@ def test_production_turned_off_is_a_safety_item_per_protection_lost(tmp_path: Pa
     markdown = to_markdown(r)
     assert "`production` turned off (true → false)" in markdown
     assert "leaves 6 resource(s)" in markdown
-    assert summary_lines(r)[0].endswith("; 7 safety warnings")
-    assert '"safety": 7' in to_json(r)
+    # and the lifecycle posture falls back to GKE's defaults (docs/lifecycle.md): the training exclusion
+    # goes, and the two training pools (v5p-train, h100-train) go back to rolling surge upgrades
+    assert kinds.count("exclusion-removed") == 1 and kinds.count("training-pool-surge") == 2
+    assert summary_lines(r)[0].endswith("; 10 safety warnings")
+    assert '"safety": 10' in to_json(r)
 
 
 def test_replacing_a_resource_that_keeps_prevent_destroy_says_the_plan_fails(tmp_path: Path) -> None:

@@ -39,8 +39,8 @@ def test_add_a_pool(tmp_path: Path) -> None:
     t4 = {"name": "t4", "gpu": "t4", "gpus_per_node": 1, "max_nodes": 3}
     head = set_path(base_config(), "gpu_pools", [*base_config()["gpu_pools"], t4])
     r = review(tmp_path, base_config(), head)
-    # the GPU alerts' runbooks name the pools, so two alert policies change in place
-    assert summary_lines(r) == ["test: 0 to replace, 0 to destroy, 1 to add, 2 to change in place"]
+    # the GPU alerts' and the upcoming-maintenance alert's runbooks name the pools: three change in place
+    assert summary_lines(r) == ["test: 0 to replace, 0 to destroy, 1 to add, 3 to change in place"]
     assert r.exit_code(fail_on_destroy=True) == 2
     assert {c.rtype for c in r.stacks[0].changes if c.action == "update"} == {"google_monitoring_alert_policy"}
     added = next(c for c in r.stacks[0].changes if c.action == "create")

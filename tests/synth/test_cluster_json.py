@@ -41,8 +41,11 @@ def test_prod_has_a_private_endpoint_deletion_protection_and_exclusions(shipped:
     c = cluster(shipped["prod"])
     assert c["private_cluster_config"]["enable_private_endpoint"] is True
     assert c["deletion_protection"] is True
-    [exclusion] = c["maintenance_policy"]["maintenance_exclusion"]
-    assert exclusion["exclusion_options"]["scope"] == "NO_MINOR_OR_NODE_UPGRADES"
+    # config/prod.yaml's quarter-end exclusion, and the training pools' exclusion (docs/lifecycle.md)
+    by_name = {e["exclusion_name"]: e for e in c["maintenance_policy"]["maintenance_exclusion"]}
+    assert set(by_name) == {"quarter-end-training", "gke-accel-training"}
+    assert by_name["quarter-end-training"]["exclusion_options"] == {"scope": "NO_MINOR_OR_NODE_UPGRADES"}
+    assert by_name["quarter-end-training"]["end_time"] == "2027-01-05T00:00:00Z"
 
 
 def test_dev_turns_deletion_protection_off(shipped: dict[str, Any]) -> None:

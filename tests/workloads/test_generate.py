@@ -63,7 +63,8 @@ def test_generated_workload_passes_lint_schema_and_restricted(env: EnvironmentPl
             )
         else:
             kubernetes_validate.validate(obj, "1.33", strict=True)
-        assert violations(pod_of(obj), "restricted") == []
+        if obj["kind"] != "PodDisruptionBudget":  # no pods of its own
+            assert violations(pod_of(obj), "restricted") == []
 
 
 def test_tpu_job_takes_selectors_tolerations_and_identity_from_the_plan(env: EnvironmentPlan) -> None:
@@ -111,7 +112,7 @@ def test_multi_host_jobset_gets_one_pod_per_vm_and_tpu_environment(env: Environm
 
 
 def test_deployment_defaults_to_inference_priority(env: EnvironmentPlan) -> None:
-    [dep] = new_workload(env, REQUESTS["serve"])
+    dep, _ = new_workload(env, REQUESTS["serve"])
     assert pod_of(dep)["priorityClassName"] == "inference"
     assert [v["name"] for v in pod_of(dep)["volumes"]] == ["scratch"]  # --no-checkpoints
     assert dep["spec"]["replicas"] == 2
@@ -139,8 +140,17 @@ def test_impossible_requests_are_config_errors(env: EnvironmentPlan, change: dic
     assert text in info.value.render()
 
 
+def test_deployment_comes_with_a_disruption_budget_of_one_replica(env: EnvironmentPlan) -> None:
+    dep, pdb = new_workload(env, REQUESTS["serve"])
+    # policy/v1 PodDisruptionBudget (Kubernetes API reference): same namespace and pod selector
+    assert (pdb["apiVersion"], pdb["kind"]) == ("policy/v1", "PodDisruptionBudget")
+    assert pdb["metadata"]["namespace"] == dep["metadata"]["namespace"]
+    assert pdb["spec"] == {"maxUnavailable": 1, "selector": {"matchLabels": {"app.kubernetes.io/name": "serve"}}}
+    assert dep["spec"]["selector"] == pdb["spec"]["selector"]
+
+
 def test_deployment_with_a_port_gets_probes_and_a_read_only_root(env: EnvironmentPlan) -> None:
-    [dep] = new_workload(env, REQUESTS["serve"])
+    dep, _ = new_workload(env, REQUESTS["serve"])
     [container] = pod_of(dep)["containers"]
     assert container["readinessProbe"]["tcpSocket"] == {"port": 8080}
     assert container["securityContext"]["readOnlyRootFilesystem"] is True

@@ -8,6 +8,7 @@ same rules and messages as a config file (the spec is re-parsed; pool names are 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk.cluster import GkeCluster
@@ -15,6 +16,7 @@ from gke_accel.cdk.node_pool import AcceleratorNodePool
 from gke_accel.model.capacity.ladder import LadderPlan, apply_ladders
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.props import validated_props
+from gke_accel.model.lifecycle.plan import PoolLifecyclePlan
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
@@ -23,11 +25,18 @@ from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 
 class _PlannedPools(Construct):
     def __init__(
-        self, scope: Construct, id: str, cluster: GkeCluster, plans: list[NodePoolPlan], ladders: Sequence[LadderPlan]
+        self,
+        scope: Construct,
+        id: str,
+        cluster: GkeCluster,
+        plans: list[NodePoolPlan],
+        ladders: Sequence[LadderPlan] = (),
+        lifecycle: PoolLifecyclePlan | None = None,
     ) -> None:
         super().__init__(scope, id)
         plans = list(apply_ladders(plans, ladders))  # behind a rung: the ComputeClass label and taint
-        self.plans = plans
+        # the pool's upgrade/maintenance posture (model/lifecycle/), derived by the environment plan
+        self.plans = plans = [replace(p, lifecycle=lifecycle) for p in plans] if lifecycle is not None else plans
         self.pools: list[AcceleratorNodePool] = [cluster.node_pool(self, plan.name, plan) for plan in plans]
 
 
@@ -43,6 +52,7 @@ class TpuSlicePool(_PlannedPools):
         cluster: GkeCluster,
         spec: TpuPoolSpec,
         ladders: Sequence[LadderPlan] = (),
+        lifecycle: PoolLifecyclePlan | None = None,
     ) -> None:
         path = f"tpu_pool {getattr(spec, 'name', '?')}"
         spec = validated_props(TpuPoolSpec, spec, path)
@@ -52,7 +62,7 @@ class TpuSlicePool(_PlannedPools):
             spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
         )
         issues.raise_if_any()
-        super().__init__(scope, id, cluster, plans, ladders)
+        super().__init__(scope, id, cluster, plans, ladders, lifecycle)
 
 
 class GpuNodePool(_PlannedPools):
@@ -66,6 +76,7 @@ class GpuNodePool(_PlannedPools):
         cluster: GkeCluster,
         spec: GpuPoolSpec,
         ladders: Sequence[LadderPlan] = (),
+        lifecycle: PoolLifecyclePlan | None = None,
     ) -> None:
         path = f"gpu_pool {getattr(spec, 'name', '?')}"
         spec = validated_props(GpuPoolSpec, spec, path)
@@ -75,4 +86,4 @@ class GpuNodePool(_PlannedPools):
             spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
         )
         issues.raise_if_any()
-        super().__init__(scope, id, cluster, plans, ladders)
+        super().__init__(scope, id, cluster, plans, ladders, lifecycle)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import ContainerCluster, cluster_structs
 from gke_accel.cdk.cluster_security import ImagePolicy, SecretsKey, prevent_destroy
+from gke_accel.cdk.lifecycle import apply_cluster_lifecycle, exclusion_blocks
 from gke_accel.cdk.network import ClusterNetwork
 from gke_accel.cdk.node_pool import NODE_OAUTH_SCOPES, AcceleratorNodePool
 from gke_accel.cdk.node_service_account import NodeServiceAccount
@@ -21,6 +22,7 @@ from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.names import check_project_id, check_region, claim_pool_name
 from gke_accel.model.core.props import validated_props
 from gke_accel.model.environment.plan import SYSTEM_POOL_NAME
+from gke_accel.model.lifecycle.plan import DerivedExclusion
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.security.images import allowed_image_patterns
 
@@ -43,6 +45,7 @@ class GkeCluster(Construct):
         labels: dict[str, str] | None = None,
         protect: bool = False,
         project_number: str | None = None,
+        training_exclusion: DerivedExclusion | None = None,
     ) -> None:
         super().__init__(scope, id)
         # The same checks and messages as a config file: props re-parsed, project and region checked.
@@ -136,18 +139,22 @@ class GkeCluster(Construct):
                 recurring_window=s.ContainerClusterMaintenancePolicyRecurringWindow(
                     start_time=m.start_time, end_time=m.end_time, recurrence=m.recurrence
                 ),
-                maintenance_exclusion=[
-                    s.ContainerClusterMaintenancePolicyMaintenanceExclusion(
-                        exclusion_name=e.name,
-                        start_time=e.start_time,
-                        end_time=e.end_time,
-                        exclusion_options=s.ContainerClusterMaintenancePolicyMaintenanceExclusionExclusionOptions(
-                            scope=e.scope
-                        ),
-                    )
-                    for e in m.exclusions
-                ]
-                or None,
+                maintenance_exclusion=(
+                    [
+                        s.ContainerClusterMaintenancePolicyMaintenanceExclusion(
+                            exclusion_name=e.name,
+                            start_time=e.start_time,
+                            end_time=e.end_time,
+                            exclusion_options=s.ContainerClusterMaintenancePolicyMaintenanceExclusionExclusionOptions(
+                                scope=e.scope
+                            ),
+                        )
+                        for e in m.exclusions
+                    ]
+                    or None
+                )
+                if exclusion_blocks(m, training_exclusion) is None  # else written whole by cdk/lifecycle.py
+                else None,
             ),
             private_cluster_config=s.ContainerClusterPrivateClusterConfig(
                 enable_private_nodes=True,
@@ -204,6 +211,7 @@ class GkeCluster(Construct):
             ),
             cluster_autoscaling=autoscaling,
         )
+        apply_cluster_lifecycle(self.resource, m, training_exclusion)  # docs/lifecycle.md
         skip_check(self.resource, "CKV_GCP_12", "Dataplane V2 (ADVANCED_DATAPATH) enforces NetworkPolicy natively")
         skip_check(
             self.resource,

@@ -8,6 +8,7 @@ from typing import Any
 
 from gke_accel.cdk._framework import Construct, TerraformResource
 from gke_accel.cdk._providers import ComputeResourcePolicy, ContainerNodePool, pool_structs
+from gke_accel.cdk.lifecycle import apply_host_maintenance, role_labels, upgrade_settings
 from gke_accel.cdk.policy import skip_check
 from gke_accel.model.pools.node_pool import NodePoolPlan
 
@@ -87,7 +88,7 @@ class AcceleratorNodePool(Construct):
             reservation_affinity=reservation,
             taint=[s.ContainerNodePoolNodeConfigTaint(key=t.key, value=t.value, effect=t.effect) for t in plan.taints],
             **secure_node_config_args(
-                service_account=service_account, labels=plan.labels, resource_labels=resource_labels
+                service_account=service_account, labels=role_labels(plan), resource_labels=resource_labels
             ),
         )
         placement = None
@@ -137,10 +138,13 @@ class AcceleratorNodePool(Construct):
             node_config=node_config,
             placement_policy=placement,
             queued_provisioning=s.ContainerNodePoolQueuedProvisioning(enabled=True) if plan.queued else None,
-            upgrade_settings=s.ContainerNodePoolUpgradeSettings(strategy="SURGE", max_surge=1, max_unavailable=0)
+            upgrade_settings=upgrade_settings(plan.lifecycle)
+            if plan.lifecycle is not None
+            else s.ContainerNodePoolUpgradeSettings(strategy="SURGE", max_surge=1, max_unavailable=0)
             if plan.kind == "gpu"
             else None,
         )
+        apply_host_maintenance(self.resource, plan.lifecycle)
         shape = plan.slice_shape()
         if shape is not None:
             # A change of shape replaces the pool (same name, so an unchanged pool keeps it): a

@@ -68,7 +68,10 @@ def _view(name: str) -> ModuleType:
 
 def synth_sections() -> tuple[Callable[[EnvironmentPlan], str], ...]:
     """What ``synth`` prints for each environment after its pool summary."""
-    return tuple(_view(m).synth_section for m in ("manifests_view", "queues_view", "capacity_view", "cost_view"))
+    return tuple(
+        _view(m).synth_section
+        for m in ("manifests_view", "queues_view", "capacity_view", "lifecycle_view", "cost_view")
+    )
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

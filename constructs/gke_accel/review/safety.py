@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .blocks import backend_location
+from .lifecycle import lifecycle_items
 from .model import BlockChange, ResourceChange, SafetyItem
 
 CLUSTER = "google_container_cluster"
@@ -285,4 +286,5 @@ def safety_items(
         ):
             if item is not None:
                 items.append(item)
+        items += lifecycle_items(change, before, after)  # exclusions removed, training pools on surge
     return items

@@ -54,13 +54,21 @@ class EnvironmentStack(TerraformStack):
             spec=spec.cluster,
             labels=labels,
             protect=plan.prevent_destroy,
+            training_exclusion=plan.lifecycle.exclusion if plan.lifecycle else None,
         )
         ladders = ladders_of(plan)
+        life = plan.lifecycle.pools if plan.lifecycle else {}
         self.tpu_pools = [
-            TpuSlicePool(self, f"tpu-{p.name}", cluster=self.cluster, spec=p, ladders=ladders) for p in spec.tpu_pools
+            TpuSlicePool(
+                self, f"tpu-{p.name}", cluster=self.cluster, spec=p, ladders=ladders, lifecycle=life.get(p.name)
+            )
+            for p in spec.tpu_pools
         ]
         self.gpu_pools = [
-            GpuNodePool(self, f"gpu-{p.name}", cluster=self.cluster, spec=p, ladders=ladders) for p in spec.gpu_pools
+            GpuNodePool(
+                self, f"gpu-{p.name}", cluster=self.cluster, spec=p, ladders=ladders, lifecycle=life.get(p.name)
+            )
+            for p in spec.gpu_pools
         ]
         self.platform = InClusterPlatform(self, "platform", plan=plan, cluster=self.cluster)
         queues = plan.queues

@@ -112,6 +112,8 @@ def check_maintenance(spec: MaintenanceSpec, issues: IssueCollector) -> None:
             issues.bad(f"{p}.name", ex.name, "is used twice", "unique names")
         seen.add(ex.name)
         s = parse_rfc3339(ex.start_time, f"{p}.start_time", issues)
+        if ex.end_time is None:  # allowed only with end_time_behavior: model/lifecycle/rules.py
+            continue
         e = parse_rfc3339(ex.end_time, f"{p}.end_time", issues)
         if s is None or e is None:
             continue

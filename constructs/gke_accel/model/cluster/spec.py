@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from gke_accel.model.lifecycle.spec import DisruptionBudgetSpec, ExclusionEndBehavior
 from gke_accel.model.security.spec import BinaryAuthorizationSpec, SecretsEncryptionSpec
 
 ExclusionScope = Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"]
@@ -39,10 +40,14 @@ class NetworkSpec:
 
 @dataclass(frozen=True)
 class MaintenanceExclusion:
+    """An exclusion; ``end_time_behavior: UNTIL_END_OF_SUPPORT`` (no ``end_time``) holds it until the
+    cluster's minor version reaches end of support (scopes NO_MINOR_UPGRADES, NO_MINOR_OR_NODE_UPGRADES)."""
+
     name: str
     start_time: str
-    end_time: str
+    end_time: str | None = None
     scope: ExclusionScope = "NO_MINOR_OR_NODE_UPGRADES"
+    end_time_behavior: ExclusionEndBehavior | None = None
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,7 @@ class MaintenanceSpec:
     end_time: str = "2025-01-04T11:00:00Z"
     recurrence: str = "FREQ=WEEKLY;BYDAY=SA,SU"
     exclusions: tuple[MaintenanceExclusion, ...] = ()
+    disruption_budget: DisruptionBudgetSpec | None = None  # docs/lifecycle.md
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.tpu_pool import plan_tpu_pool
+from gke_accel.model.posture.hook import apply_lifecycle
 from gke_accel.model.queues.shares import team_shares
 from gke_accel.model.security.state import prefix_problem
 from gke_accel.model.teams.plan import plan_teams, with_queues
@@ -117,6 +118,7 @@ def plan_environment(
         pools = list(ladder_pools(spec, pools, issues))  # pools behind a rung: labelled for their ComputeClass
     check_min_versions(spec.cluster.min_master_version, (t.generation for t in spec.tpu_pools), catalog, issues)
     warnings = check_all(spec, pools, issues, pools_complete=not failed)
+    lifecycle, pools = apply_lifecycle(spec, pools, issues)
     seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
     declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]
     declared += [(f"gpu_pools[{i}].name", p.name) for i, p in enumerate(spec.gpu_pools)]
@@ -149,6 +151,7 @@ def plan_environment(
         queues=planned.queues,
         alerts=planned.alerts,
         quotas=planned.quotas,
+        lifecycle=lifecycle,
     )
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from gke_accel.model.capacity.ladder import flavor_ranks
 from gke_accel.model.cluster.plan import ClusterPlan
 from gke_accel.model.environment.spec import EnvironmentSpec
+from gke_accel.model.lifecycle.plan import LifecyclePlan
 from gke_accel.model.observability.alert_shapes import AlertPlan
 from gke_accel.model.observability.quotas import QuotaPlan
 from gke_accel.model.pools.node_pool import NodePoolPlan
@@ -32,6 +33,7 @@ class EnvironmentPlan:
     queues: QueuePlan | None = None  # the Kueue objects; None without ``queues:`` (model/queues)
     alerts: tuple[AlertPlan, ...] = ()  # the alert policies that apply (model/observability)
     quotas: QuotaPlan = field(default_factory=QuotaPlan)  # the accelerator quotas the pools need (observability)
+    lifecycle: LifecyclePlan | None = None  # pool roles and upgrade posture: model/lifecycle/
 
     @property
     def name(self) -> str:

@@ -11,6 +11,7 @@ from typing import Literal
 
 from gke_accel.model.capacity.spec import LadderSpec
 from gke_accel.model.cluster.spec import ClusterSpec
+from gke_accel.model.lifecycle.spec import LifecycleSpec
 from gke_accel.model.observability.spec import BudgetSpec, MonitoringSpec
 from gke_accel.model.platform.spec import PlatformSpec, TeamSpec
 from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
@@ -54,3 +55,5 @@ class EnvironmentSpec:
     monitoring: MonitoringSpec = field(default_factory=MonitoringSpec)
     quota_preferences: bool = False
     budget: BudgetSpec | None = None
+    # Upgrade and maintenance posture per pool role: model/lifecycle/, docs/lifecycle.md
+    lifecycle: LifecycleSpec = field(default_factory=LifecycleSpec)

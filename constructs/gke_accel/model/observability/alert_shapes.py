@@ -18,7 +18,8 @@ PREEMPTIONS = "spot_preemptions"
 NOT_READY = "nodes_not_ready"
 UNSCHEDULABLE = "accelerator_unschedulable"
 DRIVER_INSTALLER = "gpu_driver_installer"
-ALERT_NAMES = (GPU_IDLE, TPU_IDLE, MEMORY_FULL, PREEMPTIONS, NOT_READY, UNSCHEDULABLE, DRIVER_INSTALLER)
+MAINTENANCE = "upcoming_maintenance"  # alerts_maintenance.py
+ALERT_NAMES = (GPU_IDLE, TPU_IDLE, MEMORY_FULL, PREEMPTIONS, NOT_READY, UNSCHEDULABLE, DRIVER_INSTALLER, MAINTENANCE)
 
 DEFAULT_SEVERITY: dict[str, Severity] = {
     GPU_IDLE: "WARNING",
@@ -28,6 +29,7 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     NOT_READY: "ERROR",
     UNSCHEDULABLE: "WARNING",
     DRIVER_INSTALLER: "ERROR",
+    MAINTENANCE: "WARNING",
 }
 
 # Metric types (reference §1.1, §1.3)

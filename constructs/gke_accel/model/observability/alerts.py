@@ -68,6 +68,7 @@ from gke_accel.model.observability.alert_shapes import (
     tpu_pools,
     unschedulable_filter,
 )
+from gke_accel.model.observability.alerts_maintenance import maintenance_alerts
 from gke_accel.model.observability.alerts_nodes import node_alerts
 from gke_accel.model.observability.alerts_usage import usage_alerts
 from gke_accel.model.observability.site import ObservedPlan, Site, site_of
@@ -117,7 +118,9 @@ def alerts_for(site: Site, monitoring: MonitoringSpec, pools: Sequence[NodePoolP
     if not m.enabled:
         return ()
     out = []
-    for alert in usage_alerts(site, pools, m.thresholds) + node_alerts(site, pools, m.thresholds):
+    found = usage_alerts(site, pools, m.thresholds) + node_alerts(site, pools, m.thresholds)
+    found += maintenance_alerts(site, pools, m.thresholds)  # upgrades announced: drain training to a checkpoint
+    for alert in found:
         if alert.name in m.disabled_alerts:
             continue
         severity = m.severity.get(alert.name, DEFAULT_SEVERITY[alert.name])

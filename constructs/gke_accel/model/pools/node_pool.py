@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from gke_accel.model.lifecycle.plan import PoolLifecyclePlan
+
 PoolKind = Literal["tpu", "gpu", "system"]
 
 SPOT_TAINT_KEY = "cloud.google.com/gke-spot"
@@ -96,6 +98,7 @@ class NodePoolPlan:
     slice_name: str | None = None
     slice_index: int | None = None
     driver_mode: Literal["gke-managed", "daemonset"] | None = None
+    lifecycle: PoolLifecyclePlan | None = None  # upgrades/maintenance by role: model/lifecycle/posture.py
 
     @property
     def consumption(self) -> Literal["spot", "flex-start", "queued", "reservation", "on-demand"]:

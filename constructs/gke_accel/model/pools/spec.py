@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from gke_accel.model.lifecycle.spec import PoolLifecycleSpec, PoolRole
+
 Placement = Literal["none", "compact"]
 SharingStrategy = Literal["time-sharing", "mps"]
 DriverMode = Literal["gke-managed", "daemonset"]
@@ -57,6 +59,9 @@ class TpuPoolSpec:
     disk_size_gb: int = 100
     labels: dict[str, str] = field(default_factory=dict)  # Kubernetes node labels
     allow_unlisted_zone: bool = False  # capacity in a zone the zone data does not list (docs/zones.md)
+    # Upgrade/maintenance posture (docs/lifecycle.md): unset role = derived from the teams' priority classes
+    role: PoolRole | None = None
+    lifecycle: PoolLifecycleSpec = field(default_factory=PoolLifecycleSpec)
 
 
 @dataclass(frozen=True)
@@ -93,3 +98,6 @@ class GpuPoolSpec:
     disk_size_gb: int = 200
     labels: dict[str, str] = field(default_factory=dict)  # Kubernetes node labels
     allow_unlisted_zone: bool = False  # capacity in a zone the zone data does not list (docs/zones.md)
+    # Upgrade/maintenance posture (docs/lifecycle.md): unset role = derived from the teams' priority classes
+    role: PoolRole | None = None
+    lifecycle: PoolLifecycleSpec = field(default_factory=PoolLifecycleSpec)

@@ -21,6 +21,7 @@ from gke_accel.workloads._model import (
 )
 from gke_accel.workloads.generate import jobset as js
 from gke_accel.workloads.generate.defaults import check_share, default_priority
+from gke_accel.workloads.generate.disruption_budget import pod_disruption_budget
 from gke_accel.workloads.generate.pod import pod_template
 from gke_accel.workloads.ladder import place_on_ladder
 from gke_accel.workloads.lint.queues import QUEUE_LABEL, team_queue
@@ -219,7 +220,9 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
                 "kind": "Deployment",
                 "metadata": _metadata(req.name, ns, workload_labels, template),
                 "spec": {"replicas": req.replicas, "selector": {"matchLabels": selector}, "template": template},
-            }
+            },
+            # drains and rolling upgrades take one replica at a time (docs/lifecycle.md)
+            pod_disruption_budget(name=req.name, namespace=ns, labels=selector, selector=selector),
         ]
     disruption = {"onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}
     if req.kind == "job":
