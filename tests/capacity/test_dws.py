@@ -62,7 +62,7 @@ def _workload(env: EnvironmentPlan, kind: str = "job") -> dict[str, Any]:
         name="train", team="ml", kind=kind, accelerator="h100", image="registry.k8s.io/pause:3.10", chips=8,
         checkpoints=False,
     )  # fmt: skip
-    [obj] = new_workload(env, request)
+    obj = new_workload(env, request)[0]  # a Deployment comes with its PodDisruptionBudget
     return obj
 
 

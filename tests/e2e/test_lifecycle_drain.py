@@ -23,14 +23,16 @@ from typing import Any
 
 import pytest
 import yaml
-from jobset_runner import JobSetRunner
-from localcluster import CONTROL_PLANE, DEFAULT_CONTROLLERS, LocalCluster
-from nodes import pool_node
 from test_multislice import _need, add_nodes, node_pools, pods, running
 
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.environment.config_files import load_environments
 from gke_accel.model.platform.manifests import platform_manifests
+from gke_accel.model.queues.install import JOBSET
+from gke_accel.twin.cluster import CONTROL_PLANE, DEFAULT_CONTROLLERS, LocalCluster
+from gke_accel.twin.jobset import JobSetController
+from gke_accel.twin.kueue import install_crds, release_crds
+from gke_accel.twin.nodes import pool_node
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from require import build_output, require_or_skip
 
@@ -56,7 +58,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
 @pytest.fixture(scope="module")
 def staging(cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[EnvironmentPlan]:
     try:
-        runner = JobSetRunner.start(cluster, tmp_path_factory.mktemp("jobset"))
+        install_crds(cluster, release_crds(JOBSET))
+        runner = JobSetController.start(cluster, tmp_path_factory.mktemp("jobset"))
     except (subprocess.CalledProcessError, FileNotFoundError) as exc:
         require_or_skip(
             "JobSet controller not available (tools/kueue/build.sh jobset, Go module proxy)", output=build_output(exc)
