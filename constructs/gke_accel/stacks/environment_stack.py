@@ -11,6 +11,7 @@ from gke_accel.cdk.observability import Observability
 from gke_accel.cdk.platform import InClusterPlatform
 from gke_accel.cdk.project_services import ProjectServices
 from gke_accel.cdk.queues import QueueControllers
+from gke_accel.cdk.restart import FastRestart
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.cluster.controllers import controller_placement
 from gke_accel.model.environment.deploy_needs import required_services
@@ -53,7 +54,9 @@ class EnvironmentStack(TerraformStack):
             spec=spec.cluster,
             labels=labels,
             protect=plan.prevent_destroy,
+            restart=spec.restart,
         )
+        self.restart = FastRestart(self, "restart", plan=plan, labels=labels)
         self.tpu_pools = [TpuSlicePool(self, f"tpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.tpu_pools]
         self.gpu_pools = [GpuNodePool(self, f"gpu-{p.name}", cluster=self.cluster, spec=p) for p in spec.gpu_pools]
         self.platform = InClusterPlatform(self, "platform", plan=plan, cluster=self.cluster)

@@ -24,6 +24,8 @@ from gke_accel.model.pools.node_shape import NODEPOOL_LABEL, NodeShape, NodeTain
 from gke_accel.model.pools.topology import dims, topology_problem
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan, TeamQueue
+from gke_accel.model.storage import fuse as storage_fuse
+from gke_accel.model.storage import restart as storage_restart
 
 POOL_LABEL = f"{LABEL_PREFIX}/pool"  # our own label with the pool name as configured
 
@@ -57,6 +59,8 @@ __all__ = [
     "pod_share",
     "queue_plan_of",
     "quota_key",
+    "storage_fuse",
+    "storage_restart",
     "team_namespace",
     "topology_problem",
 ]

@@ -69,6 +69,10 @@ def required_services(plan: EnvironmentPlan) -> tuple[ProjectService, ...]:
         out.append(ProjectService("cloudkms.googleapis.com", "Cloud KMS key for application-layer Secrets encryption"))
     if spec.platform.checkpoints.enabled:
         out.append(ProjectService("storage.googleapis.com", "checkpoint bucket"))
+    if spec.restart.image_streaming and plan.pools:
+        out.append(ProjectService("containerfilesystem.googleapis.com", "image streaming on accelerator pools"))
+    if spec.restart.registry.create:
+        out.append(ProjectService("artifactregistry.googleapis.com", "the training images' repository"))
     if spec.quota_preferences:
         out.append(ProjectService("cloudquotas.googleapis.com", "quota preferences (quota_preferences: true)"))
     if spec.budget is not None:
@@ -100,6 +104,8 @@ def deployer_roles(plan: EnvironmentPlan) -> tuple[DeployerRole, ...]:
         roles.append(DeployerRole("roles/binaryauthorization.policyEditor", "project", "the project's image policy"))
     if spec.cluster.secrets_encryption.mode == "create":
         roles.append(DeployerRole("roles/cloudkms.admin", "project", "key ring, key and the GKE agent's use of it"))
+    if spec.restart.registry.create:
+        roles.append(DeployerRole("roles/artifactregistry.admin", "project", "the training images' repository"))
     if spec.quota_preferences:
         roles.append(DeployerRole("roles/cloudquotas.admin", "project", "quota preferences"))
     if spec.budget is not None:

@@ -14,6 +14,7 @@ from gke_accel.model.observability.spec import BudgetSpec, MonitoringSpec
 from gke_accel.model.platform.spec import PlatformSpec, TeamSpec
 from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
 from gke_accel.model.queues.spec import QueuesSpec
+from gke_accel.model.storage.spec import RestartSpec
 
 
 @dataclass(frozen=True)
@@ -51,3 +52,5 @@ class EnvironmentSpec:
     monitoring: MonitoringSpec = field(default_factory=MonitoringSpec)
     quota_preferences: bool = False
     budget: BudgetSpec | None = None
+    # Restart fast: image streaming, Artifact Registry, preloaded images: model/storage/spec.py
+    restart: RestartSpec = field(default_factory=RestartSpec)

@@ -15,6 +15,7 @@ from gke_accel.model.platform.driver_installer import installer_variants
 from gke_accel.model.platform.reserved import RESERVED_HELP, reserved_reason
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.queues.names import uses_kueue
+from gke_accel.model.storage.bucket import check_bucket_options
 
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$")
 BUCKET = re.compile(r"^[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]$")
@@ -139,6 +140,7 @@ def _check_checkpoints(spec: EnvironmentSpec, issues: IssueCollector) -> None:
         issues.bad(
             "platform.checkpoints.noncurrent_versions_kept", cp.noncurrent_versions_kept, "is out of range", "1 or more"
         )
+    check_bucket_options(cp, spec.region, issues)
 
 
 def _check_capacity(spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector) -> list[str]:
