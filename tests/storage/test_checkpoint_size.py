@@ -48,6 +48,7 @@ def test_a_slow_write_is_over_the_budget(capsys: pytest.CaptureFixture[str]) -> 
         "4",
         "--json",
     )
+    assert code == 0
     cp = json.loads(out)["checkpoint"]
     assert cp["lost_share"] == pytest.approx(0.6025, abs=0.0005)
     assert cp["within_budget"] is False

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import ArtifactRegistryRepository
+from gke_accel.cdk.policy import skip_check
 from gke_accel.model.environment.plan import EnvironmentPlan
 
 
@@ -24,4 +25,9 @@ class FastRestart(Construct):
                 format="DOCKER",
                 description=f"Training and serving images of {spec.environment} (image streaming serves them)",
                 labels=labels,
+            )
+            skip_check(
+                self.repository,
+                "CKV_GCP_84",
+                "images are built from the source repository, not secrets; Google-managed encryption at rest",
             )

@@ -84,6 +84,16 @@ def bucket_options(cp: CheckpointSpec, region: str) -> BucketOptions:
     )
 
 
+MULTI_REGIONS = {"us": "us-", "eu": "europe-", "asia": "asia-"}  # Cloud Storage "Bucket locations"
+
+
+def in_region(location: str, region: str) -> bool:
+    """The bucket is in ``region``, or in the multi-region that holds it."""
+    loc = location.lower()
+    prefix = MULTI_REGIONS.get(loc)
+    return loc == region.lower() or (prefix is not None and region.lower().startswith(prefix))
+
+
 def check_bucket_options(cp: CheckpointSpec, region: str, issues: IssueCollector) -> None:
     """Soft delete, age and location against what Cloud Storage accepts and what keeps checkpoint
     writes fast: the bucket in the region of the pools that write it."""
@@ -98,13 +108,13 @@ def check_bucket_options(cp: CheckpointSpec, region: str, issues: IssueCollector
         )
     if cp.max_age_days is not None and cp.max_age_days < 1:
         issues.bad(f"{path}.max_age_days", cp.max_age_days, "is out of range", "1 or more, or unset (never)")
-    if cp.location is not None and cp.location.lower() != region.lower():
+    if cp.location is not None and not in_region(cp.location, region):
         issues.bad(
             f"{path}.location",
             cp.location,
             f"is not the pools' region {region}: every checkpoint would cross regions (slower writes and "
             "restores, inter-region transfer charges)",
-            f"{region} (or unset)",
+            f"{region} (or unset), or the multi-region that holds it",
         )
     if cp.file_cache_gib is not None and cp.file_cache_gib < 1:
         issues.bad(f"{path}.file_cache_gib", cp.file_cache_gib, "is out of range", "1 or more, or unset")

@@ -4,14 +4,14 @@ streams from), and the training image preloaded on a secondary boot disk.
 GKE facts (docs/storage.md cites each page):
 
 - "Use Image streaming to pull container images": node pool ``gcfs_config.enabled`` (provider
-  ``node_config.gcfs_config``); requires the Container File System API
-  (``containerfilesystem.googleapis.com``); streams only images stored in Artifact Registry; images
-  elsewhere are pulled whole as usual.
+  ``node_config.gcfs_config``, which its docs say needs ``image_type = "COS_CONTAINERD"``); requires
+  the Container File System API (``containerfilesystem.googleapis.com``); streams only images stored
+  in Artifact Registry; images elsewhere are pulled whole as usual.
 - "Use secondary boot disks to preload data or container images": node pool
   ``secondary_boot_disks { disk_image, mode = "CONTAINER_IMAGE_CACHE" }`` (provider
   ``node_config.secondary_boot_disks``), GKE 1.28.3-gke.1067000 or later on Standard; the disk is
-  created from a disk image per node, in parallel with the node; the page's setup enables image
-  streaming on the pool with it.
+  created from a disk image per node, in parallel with the node. The provider's docs (8.0.0):
+  "``gcfs_config`` must be ``enabled=true`` for this feature to work".
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from gke_accel.model.storage.spec import RestartSpec
 
 CONTAINER_FS_API = "containerfilesystem.googleapis.com"
 PRELOAD_MODE = "CONTAINER_IMAGE_CACHE"
+COS_IMAGE = "COS_CONTAINERD"
 AR_HOST = re.compile(r"^(?P<location>[a-z0-9-]+)-docker\.pkg\.dev$")
 DISK_IMAGE = re.compile(r"^(projects/[a-z][-a-z0-9]{4,28}[a-z0-9]/)?global/images/[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
 REPOSITORY = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -45,13 +46,13 @@ def _preloads(pool: NodePoolPlan, name: str) -> bool:
 
 
 def _config_names(spec: EnvironmentSpec) -> list[str]:
-    return [p.name for p in (*spec.tpu_pools, *spec.gpu_pools)]
+    return [p.name for p in spec.tpu_pools] + [p.name for p in spec.gpu_pools]
 
 
-def pool_streams(plan: object, pool: NodePoolPlan) -> bool:
-    """Image streaming on this pool: every accelerator pool, unless the environment turns it off."""
-    spec: EnvironmentSpec = getattr(plan, "spec", plan)  # an EnvironmentPlan or its spec
-    return pool.kind != "system" and spec.restart.image_streaming
+def streams(restart: RestartSpec, pool: NodePoolPlan) -> bool:
+    """Image streaming on this pool: every accelerator pool on Container-Optimized OS (the provider's
+    ``gcfs_config``: "you must specify image_type = COS_CONTAINERD"), unless turned off."""
+    return pool.kind != "system" and restart.image_streaming and pool.image_type == COS_IMAGE
 
 
 def pool_restart(restart: RestartSpec, pool: NodePoolPlan) -> PoolRestart:
@@ -59,7 +60,7 @@ def pool_restart(restart: RestartSpec, pool: NodePoolPlan) -> PoolRestart:
     if pool.kind == "system":
         return PoolRestart(pool.name, False, None)
     image = next((p.disk_image for p in restart.preload if _preloads(pool, p.pool)), None)
-    return PoolRestart(pool.name, restart.image_streaming, image)
+    return PoolRestart(pool.name, streams(restart, pool), image)
 
 
 def registry_host(region: str) -> str:
@@ -108,8 +109,16 @@ def check_restart(spec: EnvironmentSpec, issues: IssueCollector) -> None:
             issues.bad(
                 "restart.image_streaming",
                 False,
-                f"is off, but {path} preloads an image: GKE's secondary boot disk setup runs with image streaming",
+                f"is off, but {path} preloads an image: a secondary boot disk needs gcfs_config (image streaming)",
                 "true",
+            )
+        ubuntu = [g.name for g in spec.gpu_pools if g.name == p.pool and g.image_type != COS_IMAGE]
+        if ubuntu:
+            issues.bad(
+                f"{path}.pool",
+                p.pool,
+                "runs Ubuntu: a secondary boot disk needs image streaming, which needs COS_CONTAINERD",
+                "a COS_CONTAINERD pool",
             )
 
 
@@ -119,6 +128,9 @@ def restart_summary(spec: EnvironmentSpec, pools: tuple[NodePoolPlan, ...]) -> s
     if not pools:
         return "restart: no accelerator pools"
     streaming = "image streaming on accelerator pools" if r.image_streaming else "image streaming off (full pulls)"
+    full = sorted({p.name for p in pools if r.image_streaming and p.kind != "system" and not streams(r, p)})
+    if full:
+        streaming += f" (not {', '.join(full)}: not COS_CONTAINERD)"
     registry = (
         f"Artifact Registry {registry_host(spec.region)}/{spec.project_id}/{r.registry.repository}"
         if r.registry.create

@@ -9,15 +9,21 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from gke_accel.workloads._model import EnvironmentPlan, storage_fuse, storage_restart
+from gke_accel.workloads._model import (
+    GCSFUSE_SIDECAR_CPU_MILLIS,
+    GCSFUSE_SIDECAR_MEMORY_MIB,
+    EnvironmentPlan,
+    storage_fuse,
+    storage_restart,
+)
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.manifests import Obj, PodGroup, as_dict, as_list, containers
 from gke_accel.workloads.nodes import PoolNodes
 from gke_accel.workloads.quantity import parse_quantity
 
 _DEFAULTS = {  # GKE's sidecar requests when the pod does not set them (model/pools/allocatable.py)
-    "cpu": (storage_fuse.CPU_REQUEST, Decimal(storage_fuse.GCSFUSE_SIDECAR_CPU_MILLIS) / 1000),
-    "memory": (storage_fuse.MEMORY_REQUEST, Decimal(storage_fuse.GCSFUSE_SIDECAR_MEMORY_MIB) * 2**20),
+    "cpu": (storage_fuse.CPU_REQUEST, Decimal(GCSFUSE_SIDECAR_CPU_MILLIS) / 1000),
+    "memory": (storage_fuse.MEMORY_REQUEST, Decimal(GCSFUSE_SIDECAR_MEMORY_MIB) * 2**20),
     "ephemeral-storage": (storage_fuse.EPHEMERAL_REQUEST, Decimal(0)),
 }
 
@@ -80,7 +86,7 @@ def cache_findings(g: PodGroup, pools: list[PoolNodes]) -> list[Finding]:
 
 def image_findings(plan: EnvironmentPlan, g: PodGroup, pools: list[PoolNodes]) -> list[Finding]:
     """Images that image streaming cannot serve on the accelerator pools the pod runs on."""
-    streaming = {p.name for p in pools if storage_restart.pool_streams(plan, p.plan)}
+    streaming = {p.name for p in pools if storage_restart.streams(plan.spec.restart, p.plan)}
     if not streaming:
         return []
     findings = []
