@@ -26,6 +26,7 @@ from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan, TeamQueue
 from gke_accel.model.storage import fuse as storage_fuse
 from gke_accel.model.storage import restart as storage_restart
+from gke_accel.model.storage import weights as storage_weights
 
 POOL_LABEL = f"{LABEL_PREFIX}/pool"  # our own label with the pool name as configured
 
@@ -61,6 +62,7 @@ __all__ = [
     "quota_key",
     "storage_fuse",
     "storage_restart",
+    "storage_weights",
     "team_namespace",
     "topology_problem",
 ]

@@ -26,6 +26,7 @@ from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 from gke_accel.model.queues.rules import check_queues
 from gke_accel.model.security.rules import check_security, prefix_problem
 from gke_accel.model.storage.restart import check_restart
+from gke_accel.model.storage.weights import check_weights
 
 BUCKET_NAME = re.compile(r"[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]")
 PROJECT_NUMBER = re.compile(r"[1-9][0-9]{5,18}")
@@ -119,6 +120,7 @@ def plan_environment(
     check_observability(spec, pools, issues)
     check_queues(spec, spec.queues, pools, issues)
     check_restart(spec, issues)
+    check_weights(spec, issues)
     seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
     declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]
     declared += [(f"gpu_pools[{i}].name", p.name) for i, p in enumerate(spec.gpu_pools)]

@@ -14,7 +14,7 @@ from gke_accel.model.observability.spec import BudgetSpec, MonitoringSpec
 from gke_accel.model.platform.spec import PlatformSpec, TeamSpec
 from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
 from gke_accel.model.queues.spec import QueuesSpec
-from gke_accel.model.storage.spec import RestartSpec
+from gke_accel.model.storage.spec import RestartSpec, WeightsSpec
 
 
 @dataclass(frozen=True)
@@ -54,3 +54,5 @@ class EnvironmentSpec:
     budget: BudgetSpec | None = None
     # Restart fast: image streaming, Artifact Registry, preloaded images: model/storage/spec.py
     restart: RestartSpec = field(default_factory=RestartSpec)
+    # Model weights of inference workloads, per team (gcs-fuse | hyperdisk-ml): model/storage/weights.py
+    weights: WeightsSpec = field(default_factory=WeightsSpec)

@@ -27,6 +27,17 @@ class PreloadSpec:
 
 
 @dataclass(frozen=True)
+class WeightsSpec:
+    """Where inference pods read model weights, per team: ``gcs-fuse`` (a read-only Cloud Storage
+    FUSE mount with the file cache) or ``hyperdisk-ml`` (a ReadOnlyMany Hyperdisk ML volume that GKE
+    Volume Populator fills from Cloud Storage). ``teams`` maps a team name to its choice."""
+
+    default: str = "gcs-fuse"
+    teams: dict[str, str] = field(default_factory=dict)
+    throughput_mib: int = 2400  # Hyperdisk ML provisioned-throughput-on-create (MiB/s)
+
+
+@dataclass(frozen=True)
 class RestartSpec:
     """How fast a restarted slice gets its image back."""
 

@@ -23,6 +23,7 @@ from gke_accel.workloads._model import (
 from gke_accel.workloads.generate import jobset as js
 from gke_accel.workloads.generate.defaults import check_share, default_priority
 from gke_accel.workloads.generate.pod import RUN_AS, pod_template
+from gke_accel.workloads.generate.weights import add_weights
 from gke_accel.workloads.lint.queues import QUEUE_LABEL, team_queue
 from gke_accel.workloads.lint.team import teams_by_namespace
 from gke_accel.workloads.nodes import PoolNodes, pool_nodes, slice_pools
@@ -55,6 +56,8 @@ class WorkloadRequest:
     labels: dict[str, str] = field(default_factory=dict)
     slices: int = 1  # jobset on a multi-host TPU slice: slices (child Jobs, one node pool each)
     nodes: int = 1  # jobset on GPUs: nodes (pods, one per node) of one compact-placement pool
+    weights: str | None = None  # deployment: gs://BUCKET/PATH/ of the model weights (generate/weights.py)
+    weights_gib: int | None = None  # Hyperdisk ML: the volume's size
 
 
 def _fail(flag: str, message: str, valid: Any = "") -> ConfigError:
@@ -243,9 +246,24 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
         port=req.port,
         fuse=fuse,
     )
+    extra: list[Obj] = []
+    if req.weights:
+        extra = add_weights(
+            plan,
+            uri=req.weights,
+            gib=req.weights_gib,
+            kind=kind,
+            name=req.name,
+            namespace=ns,
+            team=team.name,
+            pool=pool,
+            template=template,
+            uid=RUN_AS,
+        )
     if req.kind == "deployment":
         selector = {"app.kubernetes.io/name": req.name}
         return [
+            *extra,
             {
                 "apiVersion": "apps/v1",
                 "kind": "Deployment",
