@@ -78,8 +78,13 @@ def test_team_workload_identity_and_checkpoint_prefix_access(shipped: dict[str, 
     assert any("google_container_cluster" in d for d in wi["depends_on"])
     bucket = one(doc, "google_storage_bucket", name="acme-ml-dev-dev-checkpoints")
     assert bucket["uniform_bucket_level_access"] is True and bucket["public_access_prevention"] == "enforced"
-    assert bucket["versioning"] == {"enabled": True}
-    assert {r["condition"].get("days_since_noncurrent_time") for r in bucket["lifecycle_rule"]} == {30, None}
+    # dev: a hierarchical-namespace bucket, which Cloud Storage does not version (model/storage/bucket.py);
+    # prod keeps its flat, versioned bucket (config/prod.yaml), with its noncurrent-version rules
+    assert bucket["hierarchical_namespace"] == {"enabled": True}
+    assert bucket["versioning"] == {"enabled": False}
+    prod = one(shipped["prod"], "google_storage_bucket", name="acme-ml-prod-prod-checkpoints")
+    assert prod["versioning"] == {"enabled": True}
+    assert {r["condition"].get("days_since_noncurrent_time") for r in prod["lifecycle_rule"]} == {14, None}
     access = [m for m in resources(doc, "google_storage_bucket_iam_member") if "nlp" in m["condition"]["title"]]
     [grant] = access
     assert grant["role"] == "roles/storage.objectUser"

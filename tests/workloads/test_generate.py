@@ -20,24 +20,33 @@ REQUESTS = {
         team="nlp",
         kind="job",
         accelerator="v5e",
-        image="train:1",
+        image="us-docker.pkg.dev/acme/ml/train:1",
         command=("python", "train.py"),
         chips=4,
     ),
-    "tpu-multihost": WorkloadRequest(name="mh", team="nlp", kind="jobset", accelerator="v5e", image="train:1", chips=8),
-    "gpu-job": WorkloadRequest(name="ft", team="nlp", kind="job", accelerator="l4", image="ft:1", chips=2),
+    "tpu-multihost": WorkloadRequest(
+        name="mh", team="nlp", kind="jobset", accelerator="v5e", image="us-docker.pkg.dev/acme/ml/train:1", chips=8
+    ),
+    "gpu-job": WorkloadRequest(
+        name="ft", team="nlp", kind="job", accelerator="l4", image="us-docker.pkg.dev/acme/ml/ft:1", chips=2
+    ),
     "serve": WorkloadRequest(
         port=8080,
         name="serve",
         team="nlp",
         kind="deployment",
         accelerator="l4",
-        image="srv:1",
+        image="us-docker.pkg.dev/acme/ml/srv:1",
         replicas=2,
         checkpoints=False,
     ),
     "vision-batch": WorkloadRequest(
-        name="sweep", team="vision", kind="job", accelerator="l4", image="x:1", priority="batch"
+        name="sweep",
+        team="vision",
+        kind="job",
+        accelerator="l4",
+        image="us-docker.pkg.dev/acme/ml/x:1",
+        priority="batch",
     ),
 }
 

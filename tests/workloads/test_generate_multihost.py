@@ -25,7 +25,13 @@ def envs() -> dict[str, EnvironmentPlan]:
 
 
 def generate(env: EnvironmentPlan, **kw: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {"name": "ms", "team": "nlp", "kind": "jobset", "accelerator": "v5e", "image": "img"}
+    base: dict[str, Any] = {
+        "name": "ms",
+        "team": "nlp",
+        "kind": "jobset",
+        "accelerator": "v5e",
+        "image": "us-docker.pkg.dev/acme/ml/img:1",
+    }
     [obj] = new_workload(env, WorkloadRequest(**(base | kw)))
     report = lint_texts(env, [("gen.yaml", yaml.safe_dump(obj))])
     assert report.ok and not [f for v in report.verdicts for f in v.findings], report.render()

@@ -17,6 +17,7 @@ if TYPE_CHECKING or FRAMEWORK is CDKTN:
     from cdktn_provider_google import container_node_pool as pool_structs
     from cdktn_provider_google import monitoring_alert_policy as alert_structs
     from cdktn_provider_google import storage_bucket as bucket_structs
+    from cdktn_provider_google.artifact_registry_repository import ArtifactRegistryRepository
     from cdktn_provider_google.billing_budget import BillingBudget
     from cdktn_provider_google.binary_authorization_policy import BinaryAuthorizationPolicy
     from cdktn_provider_google.cloud_quotas_quota_preference import (
@@ -59,6 +60,7 @@ else:
     from cdktf_cdktf_provider_google import container_node_pool as pool_structs
     from cdktf_cdktf_provider_google import monitoring_alert_policy as alert_structs
     from cdktf_cdktf_provider_google import storage_bucket as bucket_structs
+    from cdktf_cdktf_provider_google.artifact_registry_repository import ArtifactRegistryRepository
     from cdktf_cdktf_provider_google.billing_budget import BillingBudget
     from cdktf_cdktf_provider_google.binary_authorization_policy import BinaryAuthorizationPolicy
     from cdktf_cdktf_provider_google.cloud_quotas_quota_preference import (
@@ -103,6 +105,7 @@ else:
     )
 
 __all__ = [
+    "ArtifactRegistryRepository",
     "BillingBudget",
     "BinaryAuthorizationPolicy",
     "CloudQuotasQuotaPreference",

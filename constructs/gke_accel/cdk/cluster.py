@@ -25,6 +25,8 @@ from gke_accel.model.environment.plan import SYSTEM_POOL_NAME
 from gke_accel.model.lifecycle.plan import DerivedExclusion
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.security.images import allowed_image_patterns
+from gke_accel.model.storage.restart import pool_restart
+from gke_accel.model.storage.spec import RestartSpec
 
 
 class GkeCluster(Construct):
@@ -46,6 +48,7 @@ class GkeCluster(Construct):
         protect: bool = False,
         project_number: str | None = None,
         training_exclusion: DerivedExclusion | None = None,
+        restart: RestartSpec | None = None,
     ) -> None:
         super().__init__(scope, id)
         # The same checks and messages as a config file: props re-parsed, project and region checked.
@@ -58,6 +61,7 @@ class GkeCluster(Construct):
         self._pool_names: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
         self.project = project
         self.region = region
+        self.restart = restart or RestartSpec()  # image streaming / preloads of its accelerator pools
         self.labels = {**(labels or {}), **spec.labels}
         s = cluster_structs
         network = ClusterNetwork(self, "network", project=project, region=region, name=spec.name, spec=spec.network)
@@ -256,4 +260,5 @@ class GkeCluster(Construct):
             location=self.location,
             service_account=self.node_service_account,
             resource_labels=self.labels,
+            restart=pool_restart(self.restart, plan),
         )

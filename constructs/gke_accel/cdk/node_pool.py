@@ -11,6 +11,7 @@ from gke_accel.cdk._providers import ComputeResourcePolicy, ContainerNodePool, p
 from gke_accel.cdk.lifecycle import apply_host_maintenance, role_labels, upgrade_settings
 from gke_accel.cdk.policy import skip_check
 from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.storage.restart import PRELOAD_MODE, PoolRestart
 
 NODE_OAUTH_SCOPES = ["https://www.googleapis.com/auth/cloud-platform"]
 
@@ -46,6 +47,7 @@ class AcceleratorNodePool(Construct):
         location: str,
         service_account: str,
         resource_labels: dict[str, str],
+        restart: PoolRestart | None = None,
     ) -> None:
         super().__init__(scope, id)
         self.plan = plan
@@ -87,6 +89,17 @@ class AcceleratorNodePool(Construct):
             guest_accelerator=guest,
             reservation_affinity=reservation,
             taint=[s.ContainerNodePoolNodeConfigTaint(key=t.key, value=t.value, effect=t.effect) for t in plan.taints],
+            # restart fast (model/storage/restart.py): stream the image, or read it from a preloaded disk
+            gcfs_config=s.ContainerNodePoolNodeConfigGcfsConfig(enabled=True)
+            if restart is not None and restart.image_streaming
+            else None,
+            secondary_boot_disks=[
+                s.ContainerNodePoolNodeConfigSecondaryBootDisks(
+                    disk_image=restart.preload_disk_image, mode=PRELOAD_MODE
+                )
+            ]
+            if restart is not None and restart.preload_disk_image
+            else None,
             **secure_node_config_args(
                 service_account=service_account, labels=role_labels(plan), resource_labels=resource_labels
             ),

@@ -27,6 +27,7 @@ from gke_accel.cdk.policy import skip_check
 from gke_accel.model.environment.plan import EnvironmentPlan
 from gke_accel.model.platform.manifests import WORKLOAD_KSA, platform_manifests
 from gke_accel.model.platform.rules import checkpoint_bucket, team_namespace, team_service_account_id
+from gke_accel.model.storage.bucket import bucket_options
 
 CHECKPOINT_ROLE = "roles/storage.objectUser"
 EXEC_PLUGIN = "gke-gcloud-auth-plugin"
@@ -92,39 +93,46 @@ class InClusterPlatform(Construct):
         return [r for key, r in self.objects.items() if key.startswith("namespace-")]
 
     def _checkpoint_bucket(self, plan: EnvironmentPlan, cluster: GkeCluster) -> Any:
-        cp = plan.spec.platform.checkpoints
+        opts = bucket_options(plan.spec.platform.checkpoints, plan.spec.region)  # model/storage/bucket.py
         s = bucket_structs
+        rules = [
+            s.StorageBucketLifecycleRule(
+                action=s.StorageBucketLifecycleRuleAction(type="Delete"),
+                condition=s.StorageBucketLifecycleRuleCondition(
+                    age=r.age_days,
+                    num_newer_versions=r.num_newer_versions,
+                    days_since_noncurrent_time=r.days_since_noncurrent,
+                    with_state="ARCHIVED" if r.noncurrent_only else None,
+                ),
+            )
+            for r in opts.rules
+        ]
         bucket = StorageBucket(
             self,
             "checkpoints",
             project=plan.spec.project_id,
             name=checkpoint_bucket_name(plan),
-            location=(cp.location or plan.spec.region).upper(),
-            uniform_bucket_level_access=True,
+            location=opts.location,
+            uniform_bucket_level_access=True,  # also what a hierarchical namespace requires
             public_access_prevention="enforced",
-            versioning=s.StorageBucketVersioning(enabled=True),
+            hierarchical_namespace=s.StorageBucketHierarchicalNamespace(enabled=opts.hierarchical_namespace),
+            soft_delete_policy=s.StorageBucketSoftDeletePolicy(retention_duration_seconds=opts.soft_delete_seconds),
+            versioning=s.StorageBucketVersioning(enabled=opts.versioning),
             force_destroy=False,
             labels=cluster.labels,
-            lifecycle_rule=[
-                s.StorageBucketLifecycleRule(
-                    action=s.StorageBucketLifecycleRuleAction(type="Delete"),
-                    condition=s.StorageBucketLifecycleRuleCondition(
-                        days_since_noncurrent_time=cp.noncurrent_version_days, with_state="ARCHIVED"
-                    ),
-                ),
-                s.StorageBucketLifecycleRule(
-                    action=s.StorageBucketLifecycleRuleAction(type="Delete"),
-                    condition=s.StorageBucketLifecycleRuleCondition(
-                        num_newer_versions=cp.noncurrent_versions_kept, with_state="ARCHIVED"
-                    ),
-                ),
-            ],
+            lifecycle_rule=rules or None,
         )
         skip_check(
             bucket,
             "CKV_GCP_62",
             "checkpoint reads and writes are audited with Cloud Audit Logs, not a separate access-log bucket",
         )
+        if not opts.versioning:
+            skip_check(
+                bucket,
+                "CKV_GCP_78",
+                "a hierarchical-namespace bucket cannot be versioned; soft delete keeps deleted checkpoints",
+            )
         return bucket
 
     def _team_identity(
@@ -148,6 +156,13 @@ class InClusterPlatform(Construct):
         )
         if bucket is not None:
             prefix = f"projects/_/buckets/{checkpoint_bucket_name(plan)}/objects/{team}/"
+            # a hierarchical bucket's directories are folders (their own resource names): the team's too
+            folders = f"projects/_/buckets/{checkpoint_bucket_name(plan)}/folders/{team}/"
+            folder_rule = (
+                f' || resource.name.startsWith("{folders}")'
+                if plan.spec.platform.checkpoints.hierarchical_namespace
+                else ""
+            )
             StorageBucketIamMember(
                 self,
                 f"{team}-checkpoints",
@@ -158,7 +173,7 @@ class InClusterPlatform(Construct):
                     title=f"{team} prefix only",
                     description=f"Objects under {team}/ in the checkpoint bucket",
                     expression=(
-                        f'resource.name.startsWith("{prefix}") || '
+                        f'resource.name.startsWith("{prefix}"){folder_rule} || '
                         f'api.getAttribute("storage.googleapis.com/objectListPrefix", "")'
                         f'.startsWith("{team}/")'
                     ),

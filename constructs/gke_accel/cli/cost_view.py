@@ -15,6 +15,7 @@ from gke_accel.model import EnvironmentPlan
 from gke_accel.model.observability.alerts import plan_alerts
 from gke_accel.model.observability.cost import EnvironmentCost, estimate_environment
 from gke_accel.model.observability.quotas import derivation_text
+from gke_accel.model.storage.summary import storage_lines
 
 
 def _usd(value: float | None) -> str:
@@ -109,6 +110,7 @@ def synth_section(plan: EnvironmentPlan) -> str:
         + (f"; dashboard: {'on' if m.enabled and m.dashboard else 'off'}")
         + (f"; budget: ${plan.spec.budget.amount_usd:,}/month" if plan.spec.budget else "; budget: none"),
         derivation_text(plan),
+        *(fit_text(line) for line in storage_lines(plan)),
         cost_line(estimate_environment(plan)),
     ]
     return "\n".join(lines)

@@ -10,6 +10,8 @@ import argparse
 import json
 from typing import Any
 
+from gke_accel.cli.checkpoint_view import add_arguments as add_checkpoint_arguments
+from gke_accel.cli.checkpoint_view import checkpoint_json, checkpoint_plan, checkpoint_text
 from gke_accel.cli.common import EXIT_OK, add_command, selected_plans
 from gke_accel.cli.tables import MAX_WIDTH, fit_text, render_table
 from gke_accel.workloads.size.fit import Option, PoolFit, catalog_options, environment_fits
@@ -139,10 +141,14 @@ def cmd_size(args: argparse.Namespace) -> int:
         fits = {plan.name: environment_fits(est, plan) for plan in selected_plans(args)}
     else:
         options = catalog_options(est)
+    cp = checkpoint_plan(est, args)
     if args.json:
-        print(json.dumps(_json(est, options, fits), indent=2))
+        doc = _json(est, options, fits)
+        if cp is not None:
+            doc["checkpoint"] = checkpoint_json(cp)
+        print(json.dumps(doc, indent=2))
         return EXIT_OK
-    parts = [memory_text(est)]
+    parts = [memory_text(est)] + ([checkpoint_text(cp)] if cp is not None else [])
     parts += [options_text(options)] if options else []
     parts += [fits_text(name, rows) for name, rows in fits.items()]
     print("\n\n".join(parts))
@@ -167,4 +173,5 @@ def register(sub: Any) -> None:
     p.add_argument("--env", action="append", help="only the pools of this environment (repeatable)")
     p.add_argument("--config-dir", default="config", help="folder with <env>.yaml files (default: config)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    add_checkpoint_arguments(p)
     p.set_defaults(func=cmd_size)

@@ -46,6 +46,8 @@ def cmd_new(args: argparse.Namespace) -> int:
         port=args.port,
         slices=args.slices,
         nodes=args.nodes,
+        weights=args.weights,
+        weights_gib=args.weights_gib,
     )
     text = to_yaml(new_workload(plans[0], request))
     if args.out:
@@ -104,5 +106,7 @@ def register(sub: Any) -> None:
     n.add_argument("--memory", help="memory per pod, e.g. 32Gi (default: half the node's share, within the quota)")
     n.add_argument("--port", type=int, help="deployment: serving port (adds readiness/liveness probes)")
     n.add_argument("--no-checkpoints", action="store_true", help="do not mount the checkpoint bucket")
+    n.add_argument("--weights", help="deployment: gs://BUCKET/PATH/ of the model weights, read-only at /weights")
+    n.add_argument("--weights-gib", type=int, help="Hyperdisk ML weights volume size in GiB (teams using it)")
     n.add_argument("--out", help="write to this file instead of stdout")
     n.set_defaults(func=cmd_new)

@@ -12,6 +12,7 @@ from gke_accel.cdk.observability import Observability
 from gke_accel.cdk.platform import InClusterPlatform
 from gke_accel.cdk.project_services import ProjectServices
 from gke_accel.cdk.queues import QueueControllers
+from gke_accel.cdk.restart import FastRestart
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.cluster.controllers import controller_placement
 from gke_accel.model.environment.deploy_needs import required_services
@@ -55,7 +56,9 @@ class EnvironmentStack(TerraformStack):
             labels=labels,
             protect=plan.prevent_destroy,
             training_exclusion=plan.lifecycle.exclusion if plan.lifecycle else None,
+            restart=spec.restart,
         )
+        self.restart = FastRestart(self, "restart", plan=plan, labels=labels)
         ladders = ladders_of(plan)
         life = plan.lifecycle.pools if plan.lifecycle else {}
         self.tpu_pools = [

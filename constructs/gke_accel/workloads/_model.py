@@ -48,6 +48,9 @@ from gke_accel.model.queues.names import (
 )
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan, TeamQueue
+from gke_accel.model.storage import fuse as storage_fuse
+from gke_accel.model.storage import restart as storage_restart
+from gke_accel.model.storage import weights as storage_weights
 from gke_accel.model.teams.queue import DEFAULT_LOCAL_QUEUE_NAME
 
 POOL_LABEL = f"{LABEL_PREFIX}/pool"  # our own label with the pool name as configured
@@ -99,6 +102,9 @@ __all__ = [
     "queue_manifests",
     "queue_plan_of",
     "quota_key",
+    "storage_fuse",
+    "storage_restart",
+    "storage_weights",
     "team_local_queue",
     "team_namespace",
     "topology_problem",

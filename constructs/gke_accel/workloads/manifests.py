@@ -25,6 +25,7 @@ class PodGroup:
     job: Obj | None = None  # the Job spec around it (Job, JobSet replicated job)
     job_path: str = ""
     replicas: int = 1  # JobSet: copies of this replicated job (slices)
+    annotations: dict[str, str] = field(default_factory=dict)  # the pod template's (GCS FUSE sidecar sizes)
 
 
 @dataclass(frozen=True)
@@ -72,19 +73,34 @@ def _template(template: Any) -> tuple[Obj, dict[str, str]]:
     return _dict(t.get("spec")), {str(k): str(v) for k, v in labels.items()}
 
 
+def _annotations(template: Any) -> dict[str, str]:
+    meta = _dict(_dict(template).get("metadata"))
+    return {str(k): str(v) for k, v in _dict(meta.get("annotations")).items()}
+
+
 def _job_group(job: Obj, path: str, replicas: int = 1) -> PodGroup:
     spec, labels = _template(job.get("template"))
     parallelism = _int(job.get("parallelism"), 1)
     completions = job.get("completions")
     running = min(parallelism, completions) if isinstance(completions, int) else parallelism
-    return PodGroup(f"{path}.template.spec", spec, labels, running * replicas, job, path, replicas)
+    return PodGroup(
+        f"{path}.template.spec",
+        spec,
+        labels,
+        running * replicas,
+        job,
+        path,
+        replicas,
+        _annotations(job.get("template")),
+    )
 
 
 def _groups(kind: str, obj: Obj) -> tuple[PodGroup, ...]:
     spec = _dict(obj.get("spec"))
     if kind == "Pod":
         labels = _dict(_dict(obj.get("metadata")).get("labels"))
-        return (PodGroup("spec", spec, {str(k): str(v) for k, v in labels.items()}, 1),)
+        labels_s = {str(k): str(v) for k, v in labels.items()}
+        return (PodGroup("spec", spec, labels_s, 1, annotations=_annotations(obj)),)
     if kind == "Job":
         return (_job_group(spec, "spec"),)
     if kind == "JobSet":
@@ -95,7 +111,15 @@ def _groups(kind: str, obj: Obj) -> tuple[PodGroup, ...]:
             groups.append(_job_group(job, f"spec.replicatedJobs[{i}].template.spec", _int(rj.get("replicas"), 1)))
         return tuple(groups)
     pod, labels = _template(spec.get("template"))
-    return (PodGroup("spec.template.spec", pod, labels, _int(spec.get("replicas"), 1)),)
+    return (
+        PodGroup(
+            "spec.template.spec",
+            pod,
+            labels,
+            _int(spec.get("replicas"), 1),
+            annotations=_annotations(spec.get("template")),
+        ),
+    )
 
 
 def read_documents(texts: list[tuple[str, str]]) -> Documents:

@@ -8,7 +8,16 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 
-from gke_accel.workloads._model import POOL_LABEL, EnvironmentPlan, NodePoolPlan, NodeShape, NodeTaint, dims, node_shape
+from gke_accel.workloads._model import (
+    POOL_LABEL,
+    EnvironmentPlan,
+    NodePoolPlan,
+    NodeShape,
+    NodeTaint,
+    dims,
+    node_shape,
+    storage_fuse,
+)
 
 
 @dataclass(frozen=True)
@@ -40,6 +49,8 @@ class PoolNodes:
         if machine is not None:
             out["cpu"] = Decimal(machine.cpu_millis) / 1000
             out["memory"] = Decimal(machine.memory_mib) * 1024 * 1024
+        # local ephemeral storage on the boot disk (model/storage/fuse.py, "Plan GKE Standard node sizes")
+        out["ephemeral-storage"] = Decimal(storage_fuse.ephemeral_allocatable_bytes(self.plan.disk_size_gb))
         return out
 
     @property

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gke_accel.model.environment.plan import EnvironmentPlan
+from gke_accel.model.storage.restart import streams
 
 # Google resource type -> the API it is created through (data sources need no enabled API of ours).
 RESOURCE_SERVICE: dict[str, str] = {
@@ -36,6 +37,7 @@ RESOURCE_SERVICE: dict[str, str] = {
     "google_kms_crypto_key": "cloudkms.googleapis.com",
     "google_kms_crypto_key_iam_member": "cloudkms.googleapis.com",
     "google_binary_authorization_policy": "binaryauthorization.googleapis.com",
+    "google_artifact_registry_repository": "artifactregistry.googleapis.com",
 }
 
 
@@ -69,6 +71,10 @@ def required_services(plan: EnvironmentPlan) -> tuple[ProjectService, ...]:
         out.append(ProjectService("cloudkms.googleapis.com", "Cloud KMS key for application-layer Secrets encryption"))
     if spec.platform.checkpoints.enabled:
         out.append(ProjectService("storage.googleapis.com", "checkpoint bucket"))
+    if any(streams(spec.restart, p) for p in plan.pools):
+        out.append(ProjectService("containerfilesystem.googleapis.com", "image streaming on accelerator pools"))
+    if spec.restart.registry.create:
+        out.append(ProjectService("artifactregistry.googleapis.com", "the training images' repository"))
     if spec.quota_preferences:
         out.append(ProjectService("cloudquotas.googleapis.com", "quota preferences (quota_preferences: true)"))
     if spec.budget is not None:
@@ -100,6 +106,8 @@ def deployer_roles(plan: EnvironmentPlan) -> tuple[DeployerRole, ...]:
         roles.append(DeployerRole("roles/binaryauthorization.policyEditor", "project", "the project's image policy"))
     if spec.cluster.secrets_encryption.mode == "create":
         roles.append(DeployerRole("roles/cloudkms.admin", "project", "key ring, key and the GKE agent's use of it"))
+    if spec.restart.registry.create:
+        roles.append(DeployerRole("roles/artifactregistry.admin", "project", "the training images' repository"))
     if spec.quota_preferences:
         roles.append(DeployerRole("roles/cloudquotas.admin", "project", "quota preferences"))
     if spec.budget is not None:

@@ -30,6 +30,9 @@ from gke_accel.model.queues.install import controller_namespaces
 from gke_accel.model.queues.plan import QueuePlan, plan_queues
 from gke_accel.model.queues.rules import check_queues
 from gke_accel.model.security.rules import check_security
+from gke_accel.model.storage.bucket import check_bucket_options
+from gke_accel.model.storage.restart import check_restart
+from gke_accel.model.storage.weights import check_weights
 from gke_accel.model.teams.plan import TeamPlan
 
 
@@ -128,7 +131,24 @@ class _Queues:
         return Planned(queues=queues)
 
 
-CAPABILITIES: tuple[Capability, ...] = (_Platform(), _Security(), _Observability(), _Queues())
+class _Storage:
+    name = "storage"  # checkpoint bucket options, fast restarts, model weights (model/storage)
+
+    def check(
+        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool
+    ) -> tuple[str, ...]:
+        check_bucket_options(spec.platform.checkpoints, spec.region, issues)
+        check_restart(spec, issues)
+        check_weights(spec, issues)
+        return ()
+
+    def plan(
+        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+    ) -> Planned:
+        return Planned()  # its objects are rendered by the constructs and the workload tools
+
+
+CAPABILITIES: tuple[Capability, ...] = (_Platform(), _Security(), _Observability(), _Queues(), _Storage())
 
 
 def check_all(

@@ -16,6 +16,7 @@ from gke_accel.model.observability.spec import BudgetSpec, MonitoringSpec
 from gke_accel.model.platform.spec import PlatformSpec, TeamSpec
 from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
 from gke_accel.model.queues.spec import QueuesSpec
+from gke_accel.model.storage.spec import RestartSpec, WeightsSpec
 
 
 @dataclass(frozen=True)
@@ -57,3 +58,7 @@ class EnvironmentSpec:
     budget: BudgetSpec | None = None
     # Upgrade and maintenance posture per pool role: model/lifecycle/, docs/lifecycle.md
     lifecycle: LifecycleSpec = field(default_factory=LifecycleSpec)
+    # Restart fast: image streaming, Artifact Registry, preloaded images: model/storage/spec.py
+    restart: RestartSpec = field(default_factory=RestartSpec)
+    # Model weights of inference workloads, per team (gcs-fuse | hyperdisk-ml): model/storage/weights.py
+    weights: WeightsSpec = field(default_factory=WeightsSpec)

@@ -4,6 +4,7 @@ checkpoint storage and the NVIDIA driver installer. Rules live in ``model/platfo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from gke_accel.model.teams.spec import PodSecurityLevel, PriorityClassesSpec, PriorityClassSpec, TeamSpec
 
@@ -15,8 +16,14 @@ class CheckpointSpec:
     enabled: bool = True
     bucket: str | None = None  # default: <project_id>-<environment>-checkpoints
     location: str | None = None  # default: the environment's region
-    noncurrent_version_days: int = 30
-    noncurrent_versions_kept: int = 3
+    noncurrent_version_days: int = 30  # flat buckets (versioned): delete noncurrent versions after this
+    noncurrent_versions_kept: int = 3  # flat buckets: keep this many newer versions of each object
+    # Options and rules: model/storage/bucket.py and fuse.py, docs/storage.md
+    hierarchical_namespace: bool = True  # folders, atomic renames; no object versioning (GCS)
+    soft_delete_days: int = 7  # deleted objects stay restorable: 0 (off) or 7 to 90 (GCS)
+    max_age_days: int | None = None  # delete checkpoint objects older than this (unset: never)
+    file_cache: Literal["disk", "memory", "off"] = "disk"  # GCS FUSE read cache for restores
+    file_cache_gib: int | None = None  # default: half the pod's share of the node's ephemeral storage
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_accel.workloads._model import WORKLOAD_KSA
+from gke_accel.workloads._model import WORKLOAD_KSA, storage_fuse
 from gke_accel.workloads.nodes import PoolNodes
 
 GCSFUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
@@ -47,6 +47,7 @@ def pod_template(
     env: list[Obj],
     labels: dict[str, str],
     port: int | None = None,
+    fuse: storage_fuse.FuseMount | None = None,
 ) -> Obj:
     resources = {"cpu": cpu, "memory": memory}
     if chips:
@@ -65,11 +66,15 @@ def pod_template(
                     "volumeAttributes": {
                         "bucketName": bucket,
                         # only the team's prefix: its service account may use nothing else
-                        "mountOptions": f"only-dir={team},implicit-dirs,uid={RUN_AS},gid={RUN_AS}",
+                        "mountOptions": fuse.mount_options
+                        if fuse
+                        else f"only-dir={team},implicit-dirs,uid={RUN_AS},gid={RUN_AS}",
                     },
                 },
             }
         )
+        if fuse and fuse.cache_volume:  # the sidecar's file cache (model/storage/fuse.py)
+            volumes.append(fuse.cache_volume)
     container: Obj = {
         "name": "main",
         "image": image,
@@ -112,7 +117,8 @@ def pod_template(
     if not spec["tolerations"]:
         del spec["tolerations"]
     skips = CHECKOV_SKIPS | ({} if port is not None else PROBE_SKIPS)
-    annotations = checkov_annotations(skips) | ({GCSFUSE_ANNOTATION: "true"} if bucket else {})
+    sidecar = (fuse.annotations if fuse else {GCSFUSE_ANNOTATION: "true"}) if bucket else {}
+    annotations = checkov_annotations(skips) | sidecar
     return {
         "metadata": {"labels": {"app.kubernetes.io/name": name, **labels}, "annotations": annotations},
         "spec": spec,

@@ -18,11 +18,13 @@ from gke_accel.workloads._model import (
     accelerator_key,
     checkpoint_bucket,
     pod_share,
+    storage_fuse,
 )
 from gke_accel.workloads.generate import jobset as js
 from gke_accel.workloads.generate.defaults import check_share, default_priority
 from gke_accel.workloads.generate.disruption_budget import pod_disruption_budget
-from gke_accel.workloads.generate.pod import pod_template
+from gke_accel.workloads.generate.pod import RUN_AS, pod_template
+from gke_accel.workloads.generate.weights import add_weights
 from gke_accel.workloads.ladder import place_on_ladder
 from gke_accel.workloads.lint.queues import QUEUE_LABEL, team_queue
 from gke_accel.workloads.lint.team import teams_by_namespace
@@ -56,6 +58,8 @@ class WorkloadRequest:
     labels: dict[str, str] = field(default_factory=dict)
     slices: int = 1  # jobset on a multi-host TPU slice: slices (child Jobs, one node pool each)
     nodes: int = 1  # jobset on GPUs: nodes (pods, one per node) of one compact-placement pool
+    weights: str | None = None  # deployment: gs://BUCKET/PATH/ of the model weights (generate/weights.py)
+    weights_gib: int | None = None  # Hyperdisk ML: the volume's size
 
 
 def _fail(flag: str, message: str, valid: Any = "") -> ConfigError:
@@ -127,6 +131,35 @@ def _size(
     return req.cpu or cpu, req.memory or f"{mib}Mi"
 
 
+def _fuse(
+    plan: EnvironmentPlan, pool: PoolNodes, chips: int, team: str, memory: str, *, explicit_memory: bool
+) -> tuple[storage_fuse.FuseMount, str]:
+    """The checkpoint mount with a file cache sized from the pod's share of the node
+    (model/storage/fuse.py); a cache in memory comes out of the main container's memory."""
+    cp = plan.spec.platform.checkpoints
+    share = chips / max(1, pool.shape.allocatable)
+    mib = int(memory[:-2]) if memory.endswith("Mi") else 0
+    cache = storage_fuse.default_cache_gib(cp, share=share, boot_disk_gb=pool.plan.disk_size_gb, memory_mib=mib)
+    field = "platform.checkpoints.file_cache_gib"
+    if cp.file_cache == "disk":
+        room = share * storage_fuse.ephemeral_allocatable_bytes(pool.plan.disk_size_gb) / storage_fuse.GIB
+        if cache + storage_fuse.SIDECAR_EPHEMERAL_GIB > room:
+            raise _fail(
+                field,
+                f"{cache} GiB of file cache and the sidecar's {storage_fuse.SIDECAR_EPHEMERAL_GIB} GiB do not fit "
+                f"the pod's share of a {pool.name} node's ephemeral storage ({room:.1f} GiB of a "
+                f"{pool.plan.disk_size_gb} GB boot disk)",
+                f"at most {max(0, int(room) - storage_fuse.SIDECAR_EPHEMERAL_GIB)}, a larger disk_size_gb, "
+                "or file_cache: memory",
+            )
+    elif cp.file_cache == "memory" and not explicit_memory and mib:
+        left = mib - cache * 1024
+        if left < 512:
+            raise _fail(field, f"{cache} GiB of in-memory file cache leaves the pod {left} MiB", f"{mib // 2048}")
+        memory = f"{left}Mi"
+    return storage_fuse.checkpoint_mount(team, RUN_AS, cp, cache), memory
+
+
 def _metadata(name: str, ns: str, labels: dict[str, str], template: Obj) -> Obj:
     checkov = {k: v for k, v in template["metadata"]["annotations"].items() if k.startswith("checkov.io/")}
     return {
@@ -190,6 +223,9 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     workload_labels = {**req.labels, **({QUEUE_LABEL: queue} if queue else {})}
     cp = plan.spec.platform.checkpoints
     bucket = checkpoint_bucket(plan.spec) if cp.enabled and req.checkpoints else None
+    fuse = None
+    if bucket:
+        fuse, memory = _fuse(plan, pool, chips, team.name, memory, explicit_memory=req.memory is not None)
     env: list[Obj] = []
     if vms > 1:
         env = js.tpu_env(req.name, vms, req.slices)
@@ -210,11 +246,27 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
         env=env,
         labels=workload_labels if req.kind == "deployment" else {},
         port=req.port,
+        fuse=fuse,
     )
     place_on_ladder(plan, pool.name, template["spec"])  # behind a rung: the class, not the pool's rung
+    extra: list[Obj] = []
+    if req.weights:
+        extra = add_weights(
+            plan,
+            uri=req.weights,
+            gib=req.weights_gib,
+            kind=kind,
+            name=req.name,
+            namespace=ns,
+            team=team.name,
+            pool=pool,
+            template=template,
+            uid=RUN_AS,
+        )
     if req.kind == "deployment":
         selector = {"app.kubernetes.io/name": req.name}
         return [
+            *extra,
             {
                 "apiVersion": "apps/v1",
                 "kind": "Deployment",

@@ -8,11 +8,11 @@ from decimal import Decimal
 from typing import Any
 
 from gke_accel.workloads._model import GPU_RESOURCE, TPU_RESOURCE, EnvironmentPlan, platform_manifests
-from gke_accel.workloads.lint import jobs, slices, team
+from gke_accel.workloads.lint import jobs, slices, storage, team
 from gke_accel.workloads.lint.dws import dws_findings
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.ladder import ladder_findings
-from gke_accel.workloads.lint.placement import place
+from gke_accel.workloads.lint.placement import accelerator_of, place
 from gke_accel.workloads.lint.podsecurity import enforced_levels, violations
 from gke_accel.workloads.lint.priority_label import priority_label_findings
 from gke_accel.workloads.lint.queues import kueue_priority_findings, queue_findings
@@ -119,6 +119,12 @@ class _Context:
     enforced: dict[str, team.Enforced] = field(default_factory=dict)  # namespace -> quota and queue
 
 
+def _same_kind(requests: dict[str, Decimal], pools: list[PoolNodes]) -> list[PoolNodes]:
+    """The pools of the pod's accelerator kind (all pools for a CPU-only pod)."""
+    kind = {TPU_RESOURCE: "tpu", GPU_RESOURCE: "gpu"}.get(accelerator_of(requests) or "")
+    return [p for p in pools if kind is None or p.plan.kind == kind]
+
+
 def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
     findings: list[Finding] = []
     placed: list[team.Placed] = []
@@ -128,10 +134,12 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
     if not wl.groups:
         findings.append(Finding("no-pool", "error", "spec", "has no pod template"))
     for g in wl.groups:
-        requests = pod_requests(g.spec)
+        requests = storage.with_sidecar(g, pod_requests(g.spec))  # + the GCS FUSE sidecar and its cache
         findings += resource_findings(g.spec, g.path)
+        findings += storage.cache_findings(g, _same_kind(requests, ctx.pools))
         pools, why = place(g.spec, g.path, requests, ctx.pools)
         findings += why
+        findings += storage.image_findings(ctx.plan, g, pools)
         fitting += [p.name for p in pools if p.name not in fitting]
         placed.append(team.Placed(g, requests, pools))
         findings += tpu_findings(g, requests, pools)

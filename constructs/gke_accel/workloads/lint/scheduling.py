@@ -171,7 +171,7 @@ def check_pool(pod: Obj, requests: dict[str, Decimal], pool: PoolNodes) -> PoolC
 
 
 def _show(name: str, amount: Decimal) -> str:
-    if name == "memory":
+    if name in ("memory", "ephemeral-storage"):
         return f"{(amount / 2**30).quantize(Decimal('0.1'))}Gi"
     return f"{amount.normalize():f}"
 
