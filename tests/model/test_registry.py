@@ -21,7 +21,7 @@ from helpers import base_config, set_path, to_yaml
 
 def test_every_capability_is_registered_once() -> None:
     names = [c.name for c in CAPABILITIES]
-    assert names == ["platform", "security", "observability", "queues"]
+    assert names == ["platform", "security", "observability", "queues", "storage"]
 
 
 def test_one_load_reports_every_capability_s_mistakes_at_once() -> None:

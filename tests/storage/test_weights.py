@@ -38,7 +38,7 @@ def serve(p: EnvironmentPlan, team: str, accelerator: str, **kw: Any) -> list[di
 
 
 def test_gcs_fuse_weights_are_a_read_only_mount() -> None:
-    [dep] = serve(plan("dev"), "nlp", "l4", weights="gs://acme-models/llama/8b/")
+    dep, _pdb = serve(plan("dev"), "nlp", "l4", weights="gs://acme-models/llama/8b/")  # and its PodDisruptionBudget
     spec = dep["spec"]["template"]["spec"]
     weights = next(v for v in spec["volumes"] if v["name"] == "weights")
     assert weights["csi"]["readOnly"] is True
@@ -49,7 +49,7 @@ def test_gcs_fuse_weights_are_a_read_only_mount() -> None:
 
 def test_hyperdisk_ml_weights_are_a_populated_read_only_many_volume() -> None:
     p = plan("dev", {"teams": {"nlp": "hyperdisk-ml"}})
-    sc, source, pvc, dep = serve(p, "nlp", "l4", weights="gs://acme-models/llama/8b", weights_gib=40)
+    sc, source, pvc, dep, _pdb = serve(p, "nlp", "l4", weights="gs://acme-models/llama/8b", weights_gib=40)
     pool = next(x for x in p.pools if x.name == "l4-dev")
     zones = list(pool.zones or p.cluster.node_zones)
     assert sc["kind"] == "StorageClass" and sc["provisioner"] == "pd.csi.storage.gke.io"
