@@ -51,7 +51,9 @@ def api(twin: EnvironmentRun) -> Iterator[Api]:
 
 
 def first(events: list[Event], job: str, kind: str) -> Event:
-    return next(e for e in events if e.job == job and e.type == kind)
+    found = [e for e in events if e.job == job and e.type == kind]
+    assert found, f"no {kind} event of {job}: " + "; ".join(f"{e.t / MIN:.1f} min {e.job} {e.type}" for e in events)
+    return found[0]
 
 
 def metrics_of(api: Api, twin: EnvironmentRun, events: list[Event], horizon: float) -> Any:

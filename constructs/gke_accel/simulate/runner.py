@@ -126,6 +126,8 @@ class Runner:
         for pod in self.api.items(f"/api/v1/pods?labelSelector={JOB_LABEL}"):
             if pod["status"].get("phase") == "Running" and "deletionTimestamp" not in pod["metadata"]:
                 name = pod["metadata"]["labels"][JOB_LABEL]
+                if name not in self.jobs:
+                    continue  # a pod of another run's job, still going away
                 running[name] = running.get(name, 0) + _chips(pod, self.jobs[name].sub.resource)
         for name, st in self.jobs.items():
             if st.submitted and not st.finished:
