@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gke_accel.cli.main import main
-from gke_accel.twin import cluster as twin_cluster
+from gke_accel.twin import binaries as twin_binaries
 from gke_accel.twin.state import ProcessRecord, TwinState, write_state
 
 REPO = Path(__file__).resolve().parents[2]
@@ -24,7 +24,7 @@ SLEEP = shutil.which("sleep") or "/bin/sleep"
 @pytest.fixture
 def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "cache"
-    monkeypatch.setattr(twin_cluster, "CACHE", cache)
+    monkeypatch.setattr(twin_binaries, "CACHE", cache)
     return cache
 
 

@@ -26,133 +26,42 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import json
-import os
 import signal
-import socket
 import ssl
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import yaml
 
+from gke_accel.twin.binaries import (
+    ADMISSION_PLUGINS,
+    BUILD_SCRIPT,
+    CACHE,
+    CONTROL_PLANE,
+    DEFAULT_CONTROLLERS,
+    K8S_VERSION,
+    REPO,
+    WORKLOAD_CONTROLLERS,
+    bin_dir,
+    find_binaries,
+    free_port,
+)
+from gke_accel.twin.client import KubectlClient, KubectlError
+from gke_accel.twin.pki import kubeconfig_dict, make_pki
 from gke_accel.twin.stages import STAGE_NAME, run_seconds_stage
 
-K8S_VERSION = os.environ.get("K8S_VERSION", "v1.33.13")
-CACHE = Path(os.environ.get("GKE_ACCEL_CACHE", str(Path.home() / ".cache" / "gke-accel")))
-REPO = Path(__file__).resolve().parents[3]  # the checkout (tools/, config/)
-BUILD_SCRIPT = REPO / "tools" / "k8s" / "build.sh"
-CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager")
-# Controllers the tier needs: quota status (else every pod in a quota'd namespace is refused),
-# default ServiceAccounts and their tokens, namespace deletion, owner-reference cleanup, Jobs.
-DEFAULT_CONTROLLERS = (
-    "resourcequota",
-    "serviceaccount",
-    "serviceaccount-token",
-    "namespace",
-    "garbagecollector",
-    "job",
-)
-# Kueue scenarios also need the ReplicaSet and Deployment controllers (workload new writes Deployments).
-WORKLOAD_CONTROLLERS = (*DEFAULT_CONTROLLERS, "replicaset", "deployment")
-# The admission plugins GKE runs that change or refuse pods, as kube-apiserver runs them there:
-# - ExtendedResourceToleration: GKE "Run GPUs in Standard node pools" (cloud.google.com/kubernetes-engine/
-#   docs/how-to/gpus): GKE taints GPU nodes nvidia.com/gpu:NoSchedule and "automatically applies
-#   corresponding tolerations to Pods requesting GPUs by running the ExtendedResourceToleration admission
-#   controller" (the page as quoted in kserve docs/samples/accelerators). The plugin tolerates the taint of
-#   every extended resource a container *names* in requests or limits, whatever the quantity (kubernetes
-#   PR #55839, plugin/pkg/admission/extendedresourcetoleration), so TPU taints (google.com/tpu) too.
-# - LimitRanger (defaults from LimitRanges), Priority (priorityClassName -> priority, the global default
-#   class), DefaultTolerationSeconds (not-ready/unreachable NoExecute tolerations), PodSecurity (GKE enforces
-#   the namespace pod-security.kubernetes.io labels, GA since 1.25), ServiceAccount, RuntimeClass,
-#   ResourceQuota, and the webhook/policy plugins: the upstream default set (Kubernetes "Admission
-#   Controllers Reference", "Which plugins are enabled by default?"), which GKE runs too.
-# Left off: TaintNodesByCondition (it taints new Nodes not-ready until a node-lifecycle controller clears
-# it; kwok's fake nodes are made Ready but nothing here runs nodelifecycle; it changes Nodes, not pods) and
-# NodeRestriction (kubelet credentials only).
-ADMISSION_PLUGINS = (
-    "NamespaceLifecycle,LimitRanger,ServiceAccount,PodSecurity,Priority,DefaultTolerationSeconds,"
-    "ExtendedResourceToleration,DefaultStorageClass,StorageObjectInUseProtection,RuntimeClass,"
-    "MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook,ResourceQuota"
-)
 T = TypeVar("T")
 
 
-class KubectlError(RuntimeError):
-    """kubectl exited non-zero; ``stderr`` holds the server's message."""
-
-    def __init__(self, args: Sequence[str], returncode: int, stdout: str, stderr: str) -> None:
-        super().__init__(f"kubectl {' '.join(args)} failed ({returncode}): {stderr.strip() or stdout.strip()}")
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-def bin_dir() -> Path:
-    return CACHE / "k8s" / K8S_VERSION / "bin"
-
-
-def find_binaries(need: Iterable[str] = CONTROL_PLANE) -> tuple[Path | None, str]:
-    """(bin dir, "") when every binary in ``need`` is built, else (None, reason to skip)."""
-    d = bin_dir()
-    missing = [n for n in need if not os.access(d / n, os.X_OK)]
-    if not missing:
-        return d, ""
-    listed = ", ".join(missing)
-    return None, f"Kubernetes binaries missing in {d} ({listed}): run `make twin-tools` (tools/k8s/build.sh, needs Go)"
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
-
-
-def _make_pki(pki: Path) -> None:
-    """CA, API server serving cert (127.0.0.1/localhost), admin client cert (system:masters), SA key pair."""
-    pki.mkdir(parents=True)
-    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=gke-accel-e2e-ca",
-             "-keyout", "ca.key", "-out", "ca.crt", cwd=pki)  # fmt: skip
-    (pki / "san.ext").write_text("subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:kubernetes.default.svc\n")
-    for name, subj, ext in (
-        ("apiserver", "/CN=kube-apiserver", ["-extfile", "san.ext"]),
-        ("admin", "/O=system:masters/CN=e2e-admin", []),
-    ):
-        _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", subj, "-keyout", f"{name}.key", "-out", f"{name}.csr",
-                 cwd=pki)  # fmt: skip
-        _openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-                 "-days", "2", "-out", f"{name}.crt", *ext, cwd=pki)  # fmt: skip
-    _openssl("genrsa", "-out", "sa.key", "2048", cwd=pki)
-    _openssl("rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub", cwd=pki)
-
-
-def _kubeconfig(server: str, pki: Path, impersonate: str | None = None, groups: Sequence[str] = ()) -> dict[str, Any]:
-    user: dict[str, Any] = {"client-certificate": str(pki / "admin.crt"), "client-key": str(pki / "admin.key")}
-    if impersonate:
-        user["as"] = impersonate
-        if groups:
-            user["as-groups"] = list(groups)
-    return {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": "e2e", "cluster": {"server": server, "certificate-authority": str(pki / "ca.crt")}}],
-        "users": [{"name": "u", "user": user}],
-        "contexts": [{"name": "e2e", "context": {"cluster": "e2e", "user": "u"}}],
-        "current-context": "e2e",
-    }
-
-
 @dataclass
-class LocalCluster:
+class LocalCluster(KubectlClient):
     """A running control plane. Create with ``LocalCluster.start``; always ``stop()`` (atexit does too)."""
 
     state_dir: Path
@@ -198,7 +107,7 @@ class LocalCluster:
     def _boot(self, controllers: Sequence[str], timeout: float) -> None:
         t0 = time.monotonic()
         pki = self.state_dir / "pki"
-        _make_pki(pki)
+        make_pki(pki)
         etcd_client, etcd_peer, api_port = free_port(), free_port(), free_port()
         etcd_url, peer_url = f"http://127.0.0.1:{etcd_client}", f"http://127.0.0.1:{etcd_peer}"
         self._spawn("etcd", [
@@ -220,7 +129,7 @@ class LocalCluster:
             "--endpoint-reconciler-type=none", "--enable-aggregator-routing=true",
             "--service-cluster-ip-range=10.96.0.0/16", "--profiling=false", "--v=1",
         ])  # fmt: skip
-        self.kubeconfig.write_text(yaml.safe_dump(_kubeconfig(self.server, pki)))
+        self.kubeconfig.write_text(yaml.safe_dump(kubeconfig_dict(self.server, pki)))
         self._wait_ready(timeout)
         self.start_seconds = time.monotonic() - t0
         self._spawn("kube-controller-manager", [
@@ -331,80 +240,13 @@ class LocalCluster:
         self.wait_for(ready, timeout=timeout, what=f"{self.server}/readyz", interval=0.2)
 
     # ---- client helpers --------------------------------------------------------------------------
-    def kubectl(
-        self, *args: str, stdin: str | None = None, check: bool = True, kubeconfig: Path | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        """Run kubectl against this cluster (admin unless ``kubeconfig`` is given)."""
-        cmd = ["kubectl", f"--kubeconfig={kubeconfig or self.kubeconfig}", *args]
-        env = {**os.environ, "KUBECONFIG": str(kubeconfig or self.kubeconfig)}
-        proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, check=False)
-        if check and proc.returncode != 0:
-            raise KubectlError(args, proc.returncode, proc.stdout, proc.stderr)
-        return proc
-
-    def apply(
-        self,
-        manifests: str | Sequence[Mapping[str, Any]] | Path,
-        *extra: str,
-        check: bool = True,
-        kubeconfig: Path | None = None,
-    ) -> str:
-        """``kubectl apply`` YAML text, a list of objects, or a file/folder (``-f``); returns stdout.
-        ``extra`` goes to kubectl (e.g. ``"--server-side"``, ``"-n", "ns"``)."""
-        if isinstance(manifests, Path):
-            return self.kubectl("apply", "-f", str(manifests), *extra, check=check, kubeconfig=kubeconfig).stdout
-        text = manifests if isinstance(manifests, str) else yaml.safe_dump_all([dict(m) for m in manifests])
-        return self.kubectl("apply", "-f", "-", *extra, stdin=text, check=check, kubeconfig=kubeconfig).stdout
-
-    def create(self, objects: Sequence[Mapping[str, Any]], *, kubeconfig: Path | None = None, check: bool = True
-               ) -> subprocess.CompletedProcess[str]:  # fmt: skip
-        """``kubectl create`` (admission sees exactly these objects; no last-applied annotation)."""
-        text = yaml.safe_dump_all([dict(o) for o in objects])
-        return self.kubectl("create", "-f", "-", stdin=text, check=check, kubeconfig=kubeconfig)
-
-    def get(self, kind: str, name: str | None = None, namespace: str | None = None) -> dict[str, Any]:
-        """The object (or, without ``name``, the List) as the server stores it."""
-        args = ["get", kind, *([name] if name else []), "-o", "json"]
-        if namespace:
-            args += ["-n", namespace]
-        result: dict[str, Any] = json.loads(self.kubectl(*args).stdout)
-        return result
-
-    def wait_for(self, predicate: Callable[[], T], *, timeout: float = 60.0, what: str, interval: float = 0.5) -> T:
-        """Poll ``predicate`` until it returns something truthy (returned); TimeoutError names ``what``."""
-        deadline = time.monotonic() + timeout
-        while True:
-            value = predicate()
-            if value:
-                return value
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
-            time.sleep(interval)
-
     def kubeconfig_for(self, user: str, groups: Sequence[str] = ()) -> Path:
         """A kubeconfig whose requests impersonate ``user`` in ``groups`` (plus system:authenticated),
         so RBAC applies exactly as it would to that identity."""
         safe = "".join(c if c.isalnum() else "-" for c in f"{user}-{'-'.join(groups)}")
         path = self.state_dir / f"as-{safe}.kubeconfig"
-        path.write_text(yaml.safe_dump(_kubeconfig(self.server, self.state_dir / "pki", user, groups)))
+        path.write_text(yaml.safe_dump(kubeconfig_dict(self.server, self.state_dir / "pki", user, groups)))
         return path
-
-    def create_nodes(self, nodes: Sequence[Mapping[str, Any]]) -> None:
-        """Create Node objects with their ``status`` (allocatable/capacity kept as given: no kubelet or
-        node-lifecycle controller overwrites them). Each gets the label ``type=kwok`` so kwok, when
-        started, marks it Ready and runs the pods bound to it."""
-        objects = []
-        for node in nodes:
-            obj = json.loads(json.dumps(node))
-            obj.setdefault("apiVersion", "v1")
-            obj.setdefault("kind", "Node")
-            obj["metadata"].setdefault("labels", {})["type"] = "kwok"
-            obj["metadata"].setdefault("annotations", {})["kwok.x-k8s.io/node"] = "fake"
-            objects.append(obj)
-        self.create(objects)
-
-    def delete_namespace(self, name: str, wait: bool = True) -> None:
-        self.kubectl("delete", "namespace", name, "--ignore-not-found", f"--wait={str(wait).lower()}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -434,3 +276,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+__all__ = [
+    "ADMISSION_PLUGINS",
+    "BUILD_SCRIPT",
+    "CACHE",
+    "CONTROL_PLANE",
+    "DEFAULT_CONTROLLERS",
+    "K8S_VERSION",
+    "REPO",
+    "WORKLOAD_CONTROLLERS",
+    "KubectlError",
+    "LocalCluster",
+    "bin_dir",
+    "find_binaries",
+    "free_port",
+]
