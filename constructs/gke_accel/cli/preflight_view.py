@@ -1,12 +1,14 @@
 """``gke-accel preflight --env ENV``: what a deploy needs on this machine, checked in about a second
 before any npm, synth or ``terraform init`` (``make deploy`` runs it first).
 
-Local checks only (no network, no Google libraries): Application Default Credentials, found where the
-Google auth libraries look (``GOOGLE_APPLICATION_CREDENTIALS``, then
+First the local checks (no network, no Google libraries): Application Default Credentials, found where
+the Google auth libraries look (``GOOGLE_APPLICATION_CREDENTIALS``, then
 ``$CLOUDSDK_CONFIG/application_default_credentials.json``, ``~/.config/gcloud/...``; on Compute
 Engine the metadata server), the account they belong to, ``gcloud`` and ``gke-gcloud-auth-plugin``
-(the kubernetes and helm providers authenticate through it). Each missing piece comes with the one
-command that fixes it. The roles a deployer needs are listed by ``gke-accel deploy-roles``.
+(the kubernetes and helm providers authenticate through it). When they pass, ``gcloud`` is asked
+whether the project is reachable and whether the account holds the project roles ``gke-accel
+deploy-roles`` lists (``preflight_project.py``; ``--local-only`` skips that). Each missing piece comes
+with the one command that fixes it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gke_accel.cli.common import EXIT_ERROR, EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
+from gke_accel.cli.preflight_project import Runner, project_checks, run_gcloud
 from gke_accel.cli.tables import fit_text
+from gke_accel.model.environment.deploy_needs import deployer_roles
 
 ADC_FILE = "application_default_credentials.json"
 GCE_PRODUCT = Path("/sys/class/dmi/id/product_name")  # "Google Compute Engine" on GCE VMs
@@ -77,6 +81,18 @@ def credentials_check(env: Mapping[str, str], home: Path, on_gce: bool) -> Check
     return Check(name, True, f"{path} ({kind}{', ' + account if account else ''})")
 
 
+def adc_account(env: Mapping[str, str], home: Path) -> str:
+    """The account the credentials act as: the key's service account, else gcloud's login ("" unknown)."""
+    explicit = env.get("GOOGLE_APPLICATION_CREDENTIALS")
+    path = Path(explicit) if explicit else gcloud_dir(env, home) / ADC_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = {}
+    email = data.get("client_email") if isinstance(data, dict) else None
+    return str(email) if email else _gcloud_account(gcloud_dir(env, home))[0]
+
+
 def tool_check(tool: str, which: Callable[[str], str | None], fix: str, why: str) -> Check:
     found = which(tool)
     return Check(tool, bool(found), found or f"not on PATH ({why})", "" if found else fix)
@@ -88,7 +104,10 @@ def run_checks(
     home: Path | None = None,
     which: Callable[[str], str | None] = shutil.which,
     on_gce: bool | None = None,
+    project_roles: tuple[str, ...] = (),
+    run: Runner | None = None,
 ) -> list[Check]:
+    """The local checks; with ``run`` (``gcloud``) and when they pass, the project and its roles too."""
     env = os.environ if env is None else env
     home = Path.home() if home is None else home
     if on_gce is None:
@@ -106,6 +125,9 @@ def run_checks(
     _, gcloud_project = _gcloud_account(gcloud_dir(env, home))
     if gcloud_project and gcloud_project != project:
         checks.append(Check("gcloud project", True, f"{gcloud_project} (the stack deploys to {project} regardless)"))
+    if run is not None and all(c.ok for c in checks):
+        found = project_checks(project, adc_account(env, home), project_roles, run)
+        checks += [Check(c.name, c.ok, c.detail, c.fix) for c in found]
     return checks
 
 
@@ -114,9 +136,11 @@ def report(env_name: str, project: str, checks: list[Check]) -> tuple[str, bool]
     lines += [f"  {'ok  ' if c.ok else 'FAIL'}  {c.name}: {c.detail}" for c in checks]
     failed = [c for c in checks if not c.ok]
     if failed:
-        lines.append(f"deploy stopped before anything ran; fix: {failed[0].fix}")
-        lines += [f"  then: {c.fix}" for c in failed[1:]]
-    else:
+        for i, c in enumerate(failed):
+            first, *more = c.fix.splitlines() or [""]
+            lines.append(f"deploy stopped before anything ran; fix: {first}" if i == 0 else f"  then: {first}")
+            lines += [f"  then: {cmd}" for cmd in more]
+    elif not any(c.name == "roles" for c in checks):
         lines.append(f"  roles are not checked here: 'gke-accel deploy-roles --env {env_name}' lists them")
     return "\n".join(lines), not failed
 
@@ -124,8 +148,14 @@ def report(env_name: str, project: str, checks: list[Check]) -> tuple[str, bool]
 def cmd_preflight(args: argparse.Namespace) -> int:
     ok = True
     for plan in selected_plans(args):
-        text, passed = report(plan.name, plan.spec.project_id, run_checks(plan.spec.project_id))
-        print(fit_text(text), file=sys.stdout if passed else sys.stderr)
+        roles = tuple(r.role for r in deployer_roles(plan) if r.scope == "project")
+        run = None if args.local_only else run_gcloud
+        text, passed = report(
+            plan.name, plan.spec.project_id, run_checks(plan.spec.project_id, project_roles=roles, run=run)
+        )
+        commands = ("gcloud ", "then: gcloud ", "deploy stopped before anything ran; fix: gcloud ")
+        shown = "\n".join(line if line.strip().startswith(commands) else fit_text(line) for line in text.splitlines())
+        print(shown, file=sys.stdout if passed else sys.stderr)  # commands stay whole, to copy and paste
         ok = ok and passed
     return EXIT_OK if ok else EXIT_ERROR
 
@@ -134,9 +164,14 @@ def register(sub: Subcommands) -> None:
     p = add_command(
         sub,
         "preflight",
-        "check this machine can deploy (credentials, gcloud, auth plugin) in a second, before any synth",
+        "check this machine can deploy (credentials, gcloud, auth plugin, project, roles) before any synth",
         "gke-accel preflight --env dev",
         details="Exit 0 when everything is there, 1 with the command that fixes the first missing piece.",
     )
     add_env_args(p, single_file=True)
+    p.add_argument(
+        "--local-only",
+        action="store_true",
+        help="only this machine's credentials and tools; do not ask gcloud about the project and roles",
+    )
     p.set_defaults(func=cmd_preflight)
