@@ -14,9 +14,7 @@ removes them, then stops the process by its PID (its own process group).
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -26,8 +24,9 @@ import yaml
 
 from gke_accel.model.queues.install import JOBSET
 from gke_accel.twin.cluster import LocalCluster, free_port
+from gke_accel.twin.controller import ControllerProcess
 from gke_accel.twin.kueue import build, wait_webhook_effective, webhook_component
-from gke_accel.twin.webhooks import WebhookCA, by_url, kustomized_webhooks, register, unregister, wait_listening
+from gke_accel.twin.webhooks import WebhookCA, by_url, kustomized_webhooks, register, wait_listening
 
 # JobSet's defaulting webhook enables DNS hostnames when a JobSet leaves it unset (pkg/webhooks/jobset_webhook.go,
 # Default); the CRD has no such default, so a dry run coming back with it proves the webhook ran.
@@ -55,11 +54,8 @@ DEFAULTING_PROBE: dict[str, Any] = {
 }
 
 
-class JobSetController:
-    def __init__(self, proc: subprocess.Popen[bytes], log: Path, cluster: LocalCluster) -> None:
-        self.proc, self.log, self.cluster = proc, log, cluster
-        self.webhooks: list[dict[str, Any]] = []
-        self.binary = ""  # the controller binary (argv[0] once it runs), for the twin's state file
+class JobSetController(ControllerProcess):
+    name = "jobset"
 
     @classmethod
     def start(
@@ -114,30 +110,3 @@ class JobSetController:
             controller.stop()
             raise RuntimeError(f"jobset did not start: {exc}\n{controller.tail()}") from exc
         return controller
-
-    def check_alive(self) -> None:
-        if self.proc.poll() is not None:
-            raise RuntimeError(f"jobset exited with {self.proc.returncode}")
-
-    def tail(self, lines: int = 30) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-
-    def stop(self) -> None:
-        """Remove the webhook registrations, then TERM (KILL after 10 s) the controller's process group."""
-        if self.webhooks:
-            unregister(self.cluster, self.webhooks)
-            self.webhooks = []
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-
-    def __enter__(self) -> JobSetController:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

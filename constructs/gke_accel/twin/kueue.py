@@ -19,9 +19,7 @@ machine's ``/etc`` is never written.
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import signal
 import subprocess
 import time
 from pathlib import Path
@@ -31,7 +29,8 @@ import yaml
 
 from gke_accel.model.queues.install import JOBSET, KUEUE, Release
 from gke_accel.twin.cluster import CACHE, KubectlError, LocalCluster, free_port
-from gke_accel.twin.webhooks import WebhookCA, by_url, kustomized_webhooks, register, unregister, wait_listening
+from gke_accel.twin.controller import ControllerProcess
+from gke_accel.twin.webhooks import WebhookCA, by_url, kustomized_webhooks, register, wait_listening
 
 REPO = Path(__file__).resolve().parents[3]  # the checkout (tools/, config/)
 BUILD = REPO / "tools" / "kueue" / "build.sh"
@@ -122,11 +121,8 @@ def _self_signed(directory: Path, name: str = "tls") -> None:
     )  # fmt: skip
 
 
-class KueueController:
-    def __init__(self, proc: subprocess.Popen[bytes], log: Path, cluster: LocalCluster) -> None:
-        self.proc, self.log, self.cluster = proc, log, cluster
-        self.webhooks: list[dict[str, Any]] = []
-        self.binary = ""  # the controller binary (argv[0] once it runs), for the twin's state file
+class KueueController(ControllerProcess):
+    name = "kueue"
 
     @classmethod
     def start(
@@ -210,32 +206,3 @@ class KueueController:
             lambda job: job["spec"].get("suspend") is True,
             "Kueue's job webhook to suspend",
         )
-
-    def unregister_webhooks(self) -> None:
-        unregister(self.cluster, self.webhooks)
-
-    def check_alive(self) -> None:
-        if self.proc.poll() is not None:
-            raise RuntimeError(f"kueue exited with {self.proc.returncode}")
-
-    def tail(self, lines: int = 30) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-
-    def stop(self) -> None:
-        """Remove the webhook registrations, then stop the process group this controller started."""
-        if self.webhooks:
-            self.unregister_webhooks()
-            self.webhooks = []
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-
-    def __enter__(self) -> KueueController:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
