@@ -25,10 +25,15 @@ from gke_accel.model.platform.manifests import WORKLOAD_KSA, platform_manifests,
 from gke_accel.model.platform.rules import checkpoint_bucket, team_namespace
 from gke_accel.model.platform.spec import TeamSpec
 from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB, pod_share
-from gke_accel.model.pools.node_pool import GPU_RESOURCE, LABEL_PREFIX, TPU_RESOURCE
+from gke_accel.model.pools.node_pool import GPU_RESOURCE, POOL_LABEL, TPU_RESOURCE
 from gke_accel.model.pools.node_shape import (
     COMPUTE_CLASS_LABEL,
+    FLEX_START_LABEL,
     NODEPOOL_LABEL,
+    QUEUED_LABEL,
+    RESERVATION_LABEL,
+    RUNG_LABEL,
+    SPOT_LABEL,
     TPU_ACCELERATOR_LABEL,
     TPU_TOPOLOGY_LABEL,
     NodeShape,
@@ -53,12 +58,11 @@ from gke_accel.model.storage import restart as storage_restart
 from gke_accel.model.storage import weights as storage_weights
 from gke_accel.model.teams.queue import DEFAULT_LOCAL_QUEUE_NAME
 
-POOL_LABEL = f"{LABEL_PREFIX}/pool"  # our own label with the pool name as configured
-
 __all__ = [
     "COMPUTE_CLASS_LABEL",
     "DEFAULT_LOCAL_QUEUE_NAME",
     "FENCE_POLICY",
+    "FLEX_START_LABEL",
     "GCSFUSE_SIDECAR_CPU_MILLIS",
     "GCSFUSE_SIDECAR_MEMORY_MIB",
     "GPU_RESOURCE",
@@ -68,7 +72,11 @@ __all__ = [
     "NODEPOOL_LABEL",
     "POOL_LABEL",
     "PRIORITY_LABEL",
+    "QUEUED_LABEL",
     "QUEUE_LABEL",
+    "RESERVATION_LABEL",
+    "RUNG_LABEL",
+    "SPOT_LABEL",
     "TPU_ACCELERATOR_LABEL",
     "TPU_RESOURCE",
     "TPU_TOPOLOGY_LABEL",

@@ -12,6 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from gke_accel.workloads._model import (
+    FLEX_START_LABEL,
+    NODEPOOL_LABEL,
+    POOL_LABEL,
+    QUEUED_LABEL,
+    RESERVATION_LABEL,
+    RUNG_LABEL,
+    SPOT_LABEL,
     EnvironmentPlan,
     LadderPlan,
     NodeShape,
@@ -21,13 +28,13 @@ from gke_accel.workloads._model import (
 
 # Labels that pick one rung (or one pool) of a ladder: a workload that selects one bypasses the ladder.
 RUNG_PINS = (
-    "gke-accel/capacity-rung",
-    "cloud.google.com/gke-spot",
-    "cloud.google.com/gke-flex-start",
-    "cloud.google.com/gke-queued",
-    "cloud.google.com/reservation-name",
-    "cloud.google.com/gke-nodepool",
-    "gke-accel/pool",
+    RUNG_LABEL,
+    SPOT_LABEL,
+    FLEX_START_LABEL,
+    QUEUED_LABEL,
+    RESERVATION_LABEL,
+    NODEPOOL_LABEL,
+    POOL_LABEL,
 )
 
 

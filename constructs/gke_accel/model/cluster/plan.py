@@ -23,7 +23,7 @@ from gke_accel.model.core.names import (
     check_zones,
     region_of,
 )
-from gke_accel.model.pools.node_pool import LABEL_PREFIX, SYSTEM_TAINT_KEY, Autoscaling, NodePoolPlan, Taint
+from gke_accel.model.pools.node_pool import POOL_LABEL, SYSTEM_TAINT_KEY, Autoscaling, NodePoolPlan, Taint
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class ClusterPlan:
             guest_accelerator=None,
             image_type="COS_CONTAINERD",
             disk_size_gb=sp.disk_size_gb,
-            labels={f"{LABEL_PREFIX}/pool": "system"},
+            labels={POOL_LABEL: "system"},
             taints=(Taint(SYSTEM_TAINT_KEY, "true"),),
         )
 

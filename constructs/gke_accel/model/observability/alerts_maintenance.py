@@ -26,9 +26,8 @@ from gke_accel.model.observability.alert_shapes import (
 )
 from gke_accel.model.observability.site import Site
 from gke_accel.model.observability.spec import AlertThresholds
-from gke_accel.model.pools.node_pool import LABEL_PREFIX, NodePoolPlan
+from gke_accel.model.pools.node_pool import POOL_LABEL, NodePoolPlan
 
-POOL_LABEL = f"{LABEL_PREFIX}/pool"  # the pool's name as configured (a slice pool's config name)
 NOTIFICATIONS_LOG = "container.googleapis.com%2Fnotifications"
 UPGRADE_TYPES = ("UpgradeInfoEvent", "UpgradeEvent")
 

@@ -18,6 +18,7 @@ from gke_accel.model.pools.node_pool import (
     DRIVER_VARIANT_LABEL,
     GPU_RESOURCE,
     LABEL_PREFIX,
+    POOL_LABEL,
     SPOT_TAINT_KEY,
     Autoscaling,
     GpuSharing,
@@ -174,7 +175,7 @@ def _node_pool(
     if consumption.spot:
         taints.append(Taint(SPOT_TAINT_KEY, "true"))
     labels = {
-        f"{LABEL_PREFIX}/pool": spec.name,
+        POOL_LABEL: spec.name,
         f"{LABEL_PREFIX}/accelerator": hw.model.accelerator_type,
         **spec.labels,
     }

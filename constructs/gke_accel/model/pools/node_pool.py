@@ -18,6 +18,7 @@ SYSTEM_TAINT_KEY = "components.gke.io/gke-managed-components"
 GPU_RESOURCE = "nvidia.com/gpu"
 TPU_RESOURCE = "google.com/tpu"
 LABEL_PREFIX = "gke-accel"
+POOL_LABEL = f"{LABEL_PREFIX}/pool"  # our own label: the pool's name as configured (a slice pool's config name)
 DRIVER_VARIANT_LABEL = f"{LABEL_PREFIX}/driver-variant"
 
 

@@ -12,6 +12,7 @@ from gke_accel.model.core.names import ZONE, check_pool_name, check_zones, regio
 from gke_accel.model.pools.consumption import plan_consumption
 from gke_accel.model.pools.node_pool import (
     LABEL_PREFIX,
+    POOL_LABEL,
     SPOT_TAINT_KEY,
     TPU_RESOURCE,
     Autoscaling,
@@ -148,7 +149,7 @@ def plan_tpu_pool(
     if consumption.spot:
         taints.append(Taint(SPOT_TAINT_KEY, "true"))
     labels = {
-        f"{LABEL_PREFIX}/pool": spec.name,
+        POOL_LABEL: spec.name,
         f"{LABEL_PREFIX}/accelerator": gen.label,
         f"{LABEL_PREFIX}/tpu-topology": spec.topology,
         **spec.labels,
