@@ -94,4 +94,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             print(f"simulate: {err}", file=sys.stderr)
             return EXIT_CONFIG
     print(report.as_json(out.metrics, out.header) if args.json else report.text(out.metrics, out.header), end="")
+    for note in out.run.notes:
+        print(f"simulate: note: {note}", file=sys.stderr)
     return EXIT_OK
