@@ -279,11 +279,13 @@ def test_a_limit_range_with_an_accelerator_is_caught_by_the_stored_form_check() 
 
 def test_quantities_are_written_in_the_servers_canonical_form() -> None:
     """prod's 4096 GiB quota came back from the server as 4Ti, so every apply said "configured"."""
+    prod = load_environment_text((CONFIG / "prod.yaml").read_text().replace(
+        "accelerators: {v5p: 8, h100: 16}", "accelerators: {v5p: 8, h100: 16}\n    memory_gib: 4096"))  # fmt: skip
     assert [gib_quantity(n) for n in (0, 128, 1536, 4096, 1024 * 1024)] == ["0", "128Gi", "1536Gi", "4Ti", "1Pi"]
     assert [canonical_quantity(q) for q in ("4096Gi", "1536Mi", "250m", "32")] == ["4Ti", "1536Mi", "250m", "32"]
     [prod_llm] = [
         m
-        for m in by_kind(platform_manifests(plan_of("prod")), "ResourceQuota")
+        for m in by_kind(platform_manifests(prod), "ResourceQuota")
         if m["metadata"]["namespace"] == "llm-training" and m["metadata"]["name"] == "compute"
     ]
     assert prod_llm["spec"]["hard"]["requests.memory"] == "4Ti"

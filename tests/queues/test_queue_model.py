@@ -138,9 +138,12 @@ def test_kueue_objects() -> None:
         {"name": "v5e-4x4", "resources": [{"name": "google.com/tpu", "nominalQuota": 8}]}
     ]
     cpu = groups[("cpu", "memory")][0]["resources"]
+    # serving may hold all 32 chips (8 ct5lp-hightpu-4t VMs) and 4 L4s (4 g2-standard-12): 64 + 8 x 110.65
+    # + 4 x 10.9 = 992.8 cores, 256 GiB + (8 x 183,605 + 4 x 42,375) MiB = 1,855.9 GiB, rounded up
+    # (tests/platform/test_team_compute.py computes the per-VM figures from GKE's published reservation)
     assert cpu == [
-        {"name": "cpu", "nominalQuota": 64, "borrowingLimit": 0},
-        {"name": "memory", "nominalQuota": "256Gi", "borrowingLimit": 0},
+        {"name": "cpu", "nominalQuota": 993, "borrowingLimit": 0},
+        {"name": "memory", "nominalQuota": "1856Gi", "borrowingLimit": 0},
     ]
     wpc = {o["metadata"]["name"]: o["value"] for o in objects if o["kind"] == "WorkloadPriorityClass"}
     assert wpc["inference"] > wpc["training"] > wpc["batch"]

@@ -138,6 +138,7 @@ def plan_environment(
         classes=spec.platform.priority_classes,
         checkpoints=spec.platform.checkpoints.enabled,
         catalog=catalog,
+        pools=pools,
     )
     planned = plan_all(spec, pools, teams, catalog)
     teams = with_queues(teams, team_shares(planned.queues), catalog)  # quotas follow the queue shares

@@ -39,6 +39,10 @@ class EnvironmentPlan:
     def name(self) -> str:
         return self.spec.environment
 
+    def team(self, name: str) -> TeamPlan | None:
+        """The plan of the team called ``name``, or None."""
+        return next((t for t in self.teams if t.name == name), None)
+
     @property
     def flavor_ranks(self) -> dict[str, int]:
         """Kueue flavor -> its rung's position in its capacity ladder (model/capacity)."""

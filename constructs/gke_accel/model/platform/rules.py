@@ -17,6 +17,7 @@ from gke_accel.model.platform.spec import PlatformSpec
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.spec import GpuPoolSpec
 from gke_accel.model.teams.accelerators import accelerator_key
+from gke_accel.model.teams.compute import needed_compute, nominal_chips
 from gke_accel.model.teams.plan import team_namespace as team_namespace
 from gke_accel.model.teams.plan import team_service_account_id as team_service_account_id
 from gke_accel.model.teams.spec import TeamSpec
@@ -135,7 +136,7 @@ def _check_teams(
             ("memory_gib", team.memory_gib, 0),
             ("pods", team.pods, 1),
         ):
-            if value < low:
+            if value is not None and value < low:
                 issues.bad(f"{path}.{field_name}", value, "is out of range", f"{low} or more")
         for j, name in enumerate(team.priority_classes):
             if name not in class_names:
@@ -207,7 +208,25 @@ def _check_capacity(spec: PlatformConfig, pools: Sequence[NodePoolPlan], issues:
                 )
             else:
                 warnings.append(f"over-commit: {text}")
-    return warnings
+    return warnings + _compute_warnings(spec.teams, pools)
+
+
+def _compute_warnings(teams: Sequence[TeamSpec], pools: Sequence[NodePoolPlan]) -> list[str]:
+    """A cpu or memory quota set below what the VMs of the team's accelerator quota take: its
+    accelerator pods would wait for cpu or memory, not chips (model/teams/compute.py)."""
+    catalog = load_catalog()
+    out = []
+    for i, team in enumerate(teams):
+        cpu, memory = needed_compute(nominal_chips(team, catalog), pools)
+        checks = (("cpu", team.cpu, cpu, "cores"), ("memory_gib", team.memory_gib, memory, "GiB"))
+        for name, value, needed, unit in checks:
+            if value is not None and value < needed:
+                out.append(
+                    f"teams[{i}].{name}: {value} {unit} is below the {needed} {unit} of the VMs its accelerator quota "
+                    f"fills (workload new gives a pod its share of the VM), so its accelerator pods would wait for "
+                    f"{name}, not chips; leave it unset to derive it"
+                )
+    return out
 
 
 def check_platform(

@@ -18,6 +18,7 @@ from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePool
 from gke_accel.model.queues.flavors import Flavor, plan_flavors
 from gke_accel.model.queues.spec import QueuesSpec, TeamQueueSpec
 from gke_accel.model.teams.accelerators import accelerator_key
+from gke_accel.model.teams.compute import TeamCompute, team_compute
 from gke_accel.model.teams.queue import LOCAL_QUEUE_NAME, cluster_queue_name
 from gke_accel.model.teams.spec import TeamSpec
 
@@ -41,11 +42,18 @@ class TeamQueue:
     cluster_queue: str
     local_queue: str
     quotas: tuple[FlavorQuota, ...]  # every flavor of the cohort (nominal 0 where the team has none)
-    cpu: int
-    memory_gib: int
+    compute: TeamCompute  # its cpu and memory quota (model/teams/compute.py: the VMs of its ceilings)
     preempt_when_borrowing: bool
     ceilings: dict[str, int]  # per resource: nominal + most it can borrow, over all flavors
     flavor_ceilings: dict[str, int] = field(default_factory=dict)  # per flavor: nominal + most it can borrow
+
+    @property
+    def cpu(self) -> int:
+        return self.compute.cpu
+
+    @property
+    def memory_gib(self) -> int:
+        return self.compute.memory_gib
 
     def quota(self, flavor: str) -> FlavorQuota:
         return next(q for q in self.quotas if q.flavor == flavor)
@@ -160,6 +168,7 @@ def plan_queues(
             for f in flavors
         ]
         per_team.append((team, choices, quotas))
+    by_name = {f.name: f for f in flavors}
     lendable = {
         (t.name, q.flavor): (q.nominal if q.lending_limit is None else min(q.lending_limit, q.nominal))
         for t, _, quotas in per_team
@@ -169,11 +178,14 @@ def plan_queues(
     for team, choices, quotas in per_team:
         ceilings = dict.fromkeys(RESOURCES, 0)
         per_flavor: dict[str, int] = {}
+        per_accelerator: dict[tuple[str, str], int] = {}
         for q in quotas:
             others = sum(v for (name, fl), v in lendable.items() if fl == q.flavor and name != team.name)
             can_borrow = others if q.borrowing_limit is None else min(q.borrowing_limit, others)
             ceilings[q.resource] += q.nominal + can_borrow
             per_flavor[q.flavor] = q.nominal + can_borrow
+            key = (q.resource, by_name[q.flavor].accelerator)
+            per_accelerator[key] = per_accelerator.get(key, 0) + q.nominal + can_borrow
         result.append(
             TeamQueue(
                 team=team.name,
@@ -181,8 +193,7 @@ def plan_queues(
                 cluster_queue=cluster_queue_name(team.name),
                 local_queue=LOCAL_QUEUE_NAME,
                 quotas=tuple(quotas),
-                cpu=team.cpu,
-                memory_gib=team.memory_gib,
+                compute=team_compute(team, per_accelerator, pools),
                 preempt_when_borrowing=choices.preempt_when_borrowing,
                 ceilings=ceilings,
                 flavor_ceilings=per_flavor,

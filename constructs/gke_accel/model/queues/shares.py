@@ -11,6 +11,8 @@ def team_shares(plan: QueuePlan | None) -> dict[str, TeamQueueShare] | None:
     if plan is None:
         return None
     return {
-        t.team: TeamQueueShare(cluster_queue=t.cluster_queue, local_queue=t.local_queue, ceilings=dict(t.ceilings))
+        t.team: TeamQueueShare(
+            cluster_queue=t.cluster_queue, local_queue=t.local_queue, ceilings=dict(t.ceilings), compute=t.compute
+        )
         for t in plan.teams
     }

@@ -15,7 +15,9 @@ from typing import Any
 
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB
+from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.teams.accelerators import per_resource, quota_key
+from gke_accel.model.teams.compute import TeamCompute, nominal_chips, team_compute
 from gke_accel.model.teams.queue import TeamQueueShare
 from gke_accel.model.teams.spec import PodSecurityLevel, PriorityClassesSpec, TeamSpec
 from gke_accel.model.teams.tenancy import pod_security_labels, team_role_rules
@@ -55,6 +57,7 @@ class TeamPlan:
     pod_security: PodSecurityLevel
     pod_security_labels: dict[str, str]
     quota: dict[str, str]  # the ResourceQuota "compute": cpu, memory, pods and accelerator ceilings
+    compute: TeamCompute  # its cpu and memory quota, as set or derived (model/teams/compute.py)
     priority_classes: tuple[str, ...]  # the classes its workloads may use (all defined ones by default)
     fenced_classes: tuple[str, ...]  # non-empty: pods of any other class get a zero-pod quota
     limit_range: dict[str, Any]  # the container defaults of the LimitRange "defaults"
@@ -71,8 +74,14 @@ class TeamPlan:
         return self.spec.name
 
 
-def _quota(team: TeamSpec, queue: TeamQueueShare | None, checkpoints: bool, catalog: Catalog) -> dict[str, str]:
-    hard = {"requests.cpu": str(team.cpu), "requests.memory": gib_quantity(team.memory_gib), "pods": str(team.pods)}
+def _quota(
+    team: TeamSpec, compute: TeamCompute, queue: TeamQueueShare | None, checkpoints: bool, catalog: Catalog
+) -> dict[str, str]:
+    hard = {
+        "requests.cpu": str(compute.cpu),
+        "requests.memory": gib_quantity(compute.memory_gib),
+        "pods": str(team.pods),
+    }
     # With Kueue, the ceiling is what Kueue can admit for the team, borrowing included (docs/queues.md).
     ceilings = queue.ceilings if queue is not None else None
     hard |= {quota_key(r): str(n) for r, n in (ceilings or per_resource(team, catalog)).items()}
@@ -81,8 +90,8 @@ def _quota(team: TeamSpec, queue: TeamQueueShare | None, checkpoints: bool, cata
         # mounts the bucket, and this quota counts it: room for one sidecar per accelerator pod Kueue
         # can admit, so an admitted pod is never refused here (model/pools/allocatable.py).
         pods = min(team.pods, sum(ceilings.values()))
-        millis = team.cpu * 1000 + pods * GCSFUSE_SIDECAR_CPU_MILLIS
-        mib = team.memory_gib * 1024 + pods * GCSFUSE_SIDECAR_MEMORY_MIB
+        millis = compute.cpu * 1000 + pods * GCSFUSE_SIDECAR_CPU_MILLIS
+        mib = compute.memory_gib * 1024 + pods * GCSFUSE_SIDECAR_MEMORY_MIB
         # the API server's canonical form, so what is stored reads as declared
         hard["requests.cpu"] = str(millis // 1000) if millis % 1000 == 0 else f"{millis}m"
         hard["requests.memory"] = f"{mib // 1024}Gi" if mib % 1024 == 0 else f"{mib}Mi"
@@ -112,10 +121,14 @@ def plan_team(
     checkpoints: bool,
     queue: TeamQueueShare | None = None,
     catalog: Catalog | None = None,
+    pools: Sequence[NodePoolPlan] = (),
 ) -> TeamPlan:
     """One team's plan. ``queue``: its share from ``model/queues`` (None without queues);
-    ``checkpoints``: whether the environment has a checkpoint bucket (its GCS FUSE sidecars count)."""
+    ``checkpoints``: whether the environment has a checkpoint bucket (its GCS FUSE sidecars count);
+    ``pools``: the environment's pools, whose VMs a derived cpu/memory quota makes room for."""
     catalog = catalog or load_catalog()
+    compute = queue.compute if queue is not None and queue.compute is not None else None
+    compute = compute or team_compute(team, nominal_chips(team, catalog), pools)
     every = (classes.inference.name, classes.training.name, classes.batch.name)
     listed = tuple(team.priority_classes)
     gsa = f"{team_service_account_id(team.name, environment)}@{project_id}.iam.gserviceaccount.com"
@@ -124,7 +137,8 @@ def plan_team(
         namespace=team_namespace(team.name, team.namespace),
         pod_security=team.pod_security,
         pod_security_labels=pod_security_labels(team, kubernetes_version),
-        quota=_quota(team, queue, checkpoints, catalog),
+        quota=_quota(team, compute, queue, checkpoints, catalog),
+        compute=compute,
         priority_classes=listed or every,
         fenced_classes=listed if listed and set(listed) != set(every) else (),
         limit_range=_limit_range(),
@@ -148,6 +162,7 @@ def plan_teams(
     checkpoints: bool,
     queues: Mapping[str, TeamQueueShare] | None = None,
     catalog: Catalog | None = None,
+    pools: Sequence[NodePoolPlan] = (),
 ) -> tuple[TeamPlan, ...]:
     """Every team's plan, in config order; ``queues``: team name -> its share (None: no queues)."""
     catalog = catalog or load_catalog()
@@ -161,6 +176,7 @@ def plan_teams(
             checkpoints=checkpoints,
             queue=(queues or {}).get(t.name),
             catalog=catalog,
+            pools=pools,
         )
         for t in teams
     )
@@ -176,6 +192,7 @@ def with_queues(
     out = []
     for team in teams:
         queue = shares.get(team.name)
-        quota = _quota(team.spec, queue, team.checkpoint_prefix is not None, catalog)
-        out.append(replace(team, queue=queue, quota=quota))
+        compute = queue.compute if queue is not None and queue.compute is not None else team.compute
+        quota = _quota(team.spec, compute, queue, team.checkpoint_prefix is not None, catalog)
+        out.append(replace(team, queue=queue, quota=quota, compute=compute))
     return tuple(out)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gke_accel.model.teams.compute import TeamCompute
+
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -35,6 +37,7 @@ class TeamQueueShare:
     cluster_queue: str
     local_queue: str = LOCAL_QUEUE_NAME
     ceilings: dict[str, int] = field(default_factory=dict)
+    compute: TeamCompute | None = None  # the cpu/memory quota of its ClusterQueue (its ceilings' VMs)
 
     @property
     def local_queues(self) -> tuple[str, str]:

@@ -22,8 +22,10 @@ class TeamSpec:
     name: str
     google_group: str
     accelerators: dict[str, int] = field(default_factory=dict)
-    cpu: int = 64
-    memory_gib: int = 256
+    # cores its pods may request at once; unset: the VMs its accelerator quota fills, plus 64 (model/teams/compute.py)
+    cpu: int | None = None
+    # GiB its pods may request at once; unset: the VMs its accelerator quota fills, plus 256
+    memory_gib: int | None = None
     pods: int = 200
     priority_classes: tuple[str, ...] = ()  # allowed classes by name; empty = all defined classes
     namespace: str | None = None  # default: the team name

@@ -38,4 +38,3 @@ def check_share(team: TeamSpec, pool: PoolNodes, wanted: int, flag: str) -> None
             f"an accelerator of the team's quota ({has}), or a larger share in the environment config",
         )
         raise ConfigError([issue])
-

@@ -113,7 +113,7 @@ def choose_pool(plan: EnvironmentPlan, req: WorkloadRequest) -> PoolNodes:
 
 
 def _size(
-    pool: PoolNodes, chips: int, req: WorkloadRequest, team: TeamSpec, pods: int, sidecar: bool
+    pool: PoolNodes, chips: int, req: WorkloadRequest, quota: tuple[int, int] | None, pods: int, sidecar: bool
 ) -> tuple[str, str]:
     """cpu and memory per pod, unless given: the pod's share of the node (chips / the node's chips) of
     what GKE and its DaemonSets leave for Pods, less the GCS FUSE sidecar (model/pools/allocatable.py).
@@ -125,8 +125,10 @@ def _size(
     else:
         millis, mib = pod_share(machine, chips / max(1, pool.shape.allocatable), gcsfuse_sidecar=sidecar)
     side_cpu, side_mib = (GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB) if sidecar else (0, 0)
-    millis = max(250, min(millis, team.cpu * 1000 // pods - side_cpu))
-    mib = max(512, min(mib, team.memory_gib * 1024 // pods - side_mib))
+    if quota is not None:  # the team's cpu and memory quota (cores, GiB): set, or derived from its chips
+        millis = min(millis, quota[0] * 1000 // pods - side_cpu)
+        mib = min(mib, quota[1] * 1024 // pods - side_mib)
+    millis, mib = max(250, millis), max(512, mib)
     cpu = f"{millis // 1000}" if millis % 1000 == 0 else f"{millis}m"
     return req.cpu or cpu, req.memory or f"{mib}Mi"
 
@@ -218,7 +220,9 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     per_job = vms if vms > 1 else req.nodes
     pods = {"job": req.parallelism, "jobset": per_job * req.slices, "deployment": req.replicas}[kind]
     check_share(team, pool, chips * pods, "--chips" if pool.plan.kind == "tpu" else "--gpus")
-    cpu, memory = _size(pool, chips, req, team, pods, plan.spec.platform.checkpoints.enabled and req.checkpoints)
+    team_plan = plan.team(team.name)
+    quota = (team_plan.compute.cpu, team_plan.compute.memory_gib) if team_plan else None
+    cpu, memory = _size(pool, chips, req, quota, pods, plan.spec.platform.checkpoints.enabled and req.checkpoints)
     queue = team_queue(plan, team)
     workload_labels = {**req.labels, **({QUEUE_LABEL: queue} if queue else {})}
     cp = plan.spec.platform.checkpoints

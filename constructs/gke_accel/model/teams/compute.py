@@ -1,0 +1,87 @@
+"""A team's cpu and memory quota when its config leaves them out: room for every accelerator node the
+team may hold at once, plus a base for its CPU-only pods.
+
+A pod of ``gke-accel workload new`` that takes every chip of a VM asks for the whole VM's cpu and
+memory (what GKE leaves for Pods, less its DaemonSets: ``model/pools/allocatable.py``). A fixed cpu
+quota therefore caps a team's chips too: with 64 cpu a team could run one v5e 2x4 slice (two
+ct5lp-hightpu-4t VMs of 112 vCPU) and never reach its 16-chip nominal share or borrow an idle slice.
+So, unless the team sets ``cpu``/``memory_gib``, its quota is the base plus, per accelerator, the
+VMs its most chips fill (``ceil(chips / chips per node)``; of the pool whose VMs are largest when
+several pools carry that accelerator). "Most chips" is its nominal quota without queues and, with
+Kueue, its ceiling: nominal plus the most it may borrow (``model/queues``); the ResourceQuota and the
+ClusterQueue's cpu and memory then agree with the chips.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from gke_accel.catalog import Catalog
+from gke_accel.model.pools.allocatable import SYSTEM_DAEMONS_CPU_MILLIS, SYSTEM_DAEMONS_MEMORY_MIB
+from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.pools.node_shape import node_shape
+from gke_accel.model.teams.accelerators import accelerator_key
+from gke_accel.model.teams.spec import TeamSpec
+
+# besides accelerator nodes: a team's CPU-only pods (notebooks, data preparation); the whole default
+# before it was derived, so a team without accelerators keeps it
+BASE_CPU, BASE_MEMORY_GIB = 64, 256
+# per VM of a machine type whose size the catalog does not list (ct4p): workload new's modest pod size
+UNSIZED_VM_CPU, UNSIZED_VM_MEMORY_GIB = 8, 32
+
+AcceleratorKey = tuple[str, str]  # (resource, accelerator), as ``accelerator_key`` gives it
+
+
+@dataclass(frozen=True)
+class TeamCompute:
+    """The team's cpu (cores) and memory (GiB) quota, and whether it was derived (not set in config)."""
+
+    cpu: int
+    memory_gib: int
+    derived: bool
+
+
+def vm_room(pool: NodePoolPlan, chips: int) -> tuple[int, int]:
+    """(millicores, MiB) that pods holding ``chips`` of ``pool``'s accelerator take at most: the VMs
+    those chips fill, each as much as GKE and its DaemonSets leave for Pods."""
+    shape = node_shape(pool)
+    vms = math.ceil(chips / max(1, shape.allocatable))
+    if shape.machine is None:
+        return vms * UNSIZED_VM_CPU * 1000, vms * UNSIZED_VM_MEMORY_GIB * 1024
+    cpu = shape.machine.cpu_millis - SYSTEM_DAEMONS_CPU_MILLIS
+    memory = shape.machine.memory_mib - SYSTEM_DAEMONS_MEMORY_MIB
+    return vms * cpu, vms * memory
+
+
+def nominal_chips(team: TeamSpec, catalog: Catalog) -> dict[AcceleratorKey, int]:
+    """Per accelerator, the chips of the team's ``accelerators`` (its quota without queues)."""
+    out: dict[AcceleratorKey, int] = {}
+    for name, amount in team.accelerators.items():
+        key = accelerator_key(name, catalog)
+        if key is not None and amount > 0:
+            out[key] = out.get(key, 0) + amount
+    return out
+
+
+def team_compute(team: TeamSpec, chips: Mapping[AcceleratorKey, int], pools: Sequence[NodePoolPlan]) -> TeamCompute:
+    """The team's cpu and memory quota: as configured, else derived from ``chips`` (the most it may
+    hold at once per accelerator) on ``pools`` (see the module docstring)."""
+    if team.cpu is not None and team.memory_gib is not None:
+        return TeamCompute(team.cpu, team.memory_gib, derived=False)
+    millis, mib = BASE_CPU * 1000, BASE_MEMORY_GIB * 1024
+    for key, n in sorted(chips.items()):
+        rooms = [vm_room(p, n) for p in pools if n > 0 and p.kind != "system" and (p.resource, p.accelerator) == key]
+        if rooms:
+            millis += max(r[0] for r in rooms)
+            mib += max(r[1] for r in rooms)
+    cpu = team.cpu if team.cpu is not None else math.ceil(millis / 1000)
+    memory = team.memory_gib if team.memory_gib is not None else math.ceil(mib / 1024)
+    return TeamCompute(cpu, memory, derived=True)
+
+
+def needed_compute(chips: Mapping[AcceleratorKey, int], pools: Sequence[NodePoolPlan]) -> tuple[int, int]:
+    """(cores, GiB) the VMs of ``chips`` take, without the base: what a configured quota is checked against."""
+    derived = team_compute(TeamSpec(name="-", google_group="-"), chips, pools)
+    return derived.cpu - BASE_CPU, derived.memory_gib - BASE_MEMORY_GIB
