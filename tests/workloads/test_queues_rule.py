@@ -10,7 +10,7 @@ from gke_accel.model import load_environment_text
 from gke_accel.model.queues import names
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from gke_accel.workloads.lint import lint_texts
-from gke_accel.workloads.lint.queues import expected_queues
+from gke_accel.workloads.verify.check import expected_objects
 from helpers import to_yaml
 
 
@@ -53,8 +53,8 @@ def test_generated_workload_carries_the_queue_label(kueue_env) -> None:  # type:
 
 
 def test_verify_expects_each_team_local_queue(kueue_env) -> None:  # type: ignore[no-untyped-def]
-    queues = expected_queues(kueue_env)
-    assert [(q["metadata"]["namespace"], q["metadata"]["name"]) for q in queues] == [
-        names.team_local_queue(kueue_env.spec, "nlp"),
-        names.team_local_queue(kueue_env.spec, "vision"),
+    """Both LocalQueues of each team (the one workloads name and ``default``), as Kueue v0.17 serves them."""
+    queues = [o for o in expected_objects(kueue_env) if o["kind"] == "LocalQueue"]
+    assert sorted((q["apiVersion"], q["metadata"]["namespace"], q["metadata"]["name"]) for q in queues) == [
+        ("kueue.x-k8s.io/v1beta2", ns, name) for ns in ("nlp", "vision") for name in ("default", "team")
     ]

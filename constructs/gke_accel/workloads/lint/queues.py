@@ -4,17 +4,13 @@ model's queue contract (``gke_accel.model.queues``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from gke_accel.workloads._model import (
     DEFAULT_LOCAL_QUEUE_NAME,
     FENCE_POLICY,
     QUEUE_LABEL,
     EnvironmentPlan,
     TeamSpec,
-    cluster_queue_name,
     team_local_queue,
-    team_namespace,
 )
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.manifests import Workload
@@ -24,23 +20,6 @@ def team_queue(plan: EnvironmentPlan, team: TeamSpec) -> str | None:
     """The name of the team's LocalQueue, or None when the environment does not use Kueue."""
     found: tuple[str, str] | None = team_local_queue(plan.spec, team.name)
     return None if found is None else found[1]
-
-
-def expected_queues(plan: EnvironmentPlan) -> list[dict[str, Any]]:
-    """The LocalQueues verify expects (none without Kueue)."""
-    out = []
-    for team in plan.spec.teams:
-        name = team_queue(plan, team)
-        if name is not None:
-            out.append(
-                {
-                    "apiVersion": "kueue.x-k8s.io/v1beta1",
-                    "kind": "LocalQueue",
-                    "metadata": {"name": name, "namespace": team_namespace(team.name, team.namespace)},
-                    "spec": {"clusterQueue": cluster_queue_name(team.name)},
-                }
-            )
-    return out
 
 
 def queue_findings(plan: EnvironmentPlan, wl: Workload, team: TeamSpec | None) -> list[Finding]:
@@ -110,7 +89,6 @@ def kueue_priority_findings(plan: EnvironmentPlan, wl: Workload, team: TeamSpec 
 __all__ = [
     "PRIORITY_LABEL",
     "QUEUE_LABEL",
-    "expected_queues",
     "kueue_priority_findings",
     "queue_findings",
     "team_queue",
