@@ -39,7 +39,5 @@ def ladder_pools(
 
 
 def ladders_of(env: EnvironmentPlan) -> tuple[LadderPlan, ...]:
-    """The ladders of a validated environment (in config order)."""
-    if not env.spec.capacity:
-        return ()
-    return ladders_of_spec(env.spec, env.pools, IssueCollector())
+    """The ladders of a validated environment (in config order), as the root planned them."""
+    return env.ladders

@@ -16,7 +16,7 @@ from gke_accel.model.core.parse import parse_dataclass
 from gke_accel.model.core.show import show
 from gke_accel.model.core.versions import check_min_versions
 from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file, parse_config_text
-from gke_accel.model.environment.ladders import ladder_pools
+from gke_accel.model.environment.ladders import ladder_pools, ladders_of_spec
 from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, EnvironmentPlan
 from gke_accel.model.environment.registry import check_all, plan_all
 from gke_accel.model.environment.spec import EnvironmentSpec
@@ -153,6 +153,7 @@ def plan_environment(
         alerts=planned.alerts,
         quotas=planned.quotas,
         lifecycle=lifecycle,
+        ladders=ladders_of_spec(spec, pools, IssueCollector()) if spec.capacity else (),
     )
 
 

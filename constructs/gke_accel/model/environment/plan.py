@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gke_accel.model.capacity.ladder import flavor_ranks
+from gke_accel.model.capacity.ladder import LadderPlan, flavor_ranks
 from gke_accel.model.cluster.plan import ClusterPlan
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.lifecycle.plan import LifecyclePlan
@@ -34,6 +34,7 @@ class EnvironmentPlan:
     alerts: tuple[AlertPlan, ...] = ()  # the alert policies that apply (model/observability)
     quotas: QuotaPlan = field(default_factory=QuotaPlan)  # the accelerator quotas the pools need (observability)
     lifecycle: LifecyclePlan | None = None  # pool roles and upgrade posture: model/lifecycle/
+    ladders: tuple[LadderPlan, ...] = ()  # the capacity ladders, in config order (model/capacity), planned once
 
     @property
     def name(self) -> str:
@@ -46,9 +47,7 @@ class EnvironmentPlan:
     @property
     def flavor_ranks(self) -> dict[str, int]:
         """Kueue flavor -> its rung's position in its capacity ladder (model/capacity)."""
-        from gke_accel.model.environment.ladders import ladders_of  # ladders.py reads this plan
-
-        return flavor_ranks(ladders_of(self))
+        return flavor_ranks(self.ladders)
 
     @property
     def prevent_destroy(self) -> bool:
