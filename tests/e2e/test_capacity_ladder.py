@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from own_cluster import own_cluster
 
 from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
 from gke_accel.model.capacity.compute_class import compute_classes
@@ -52,13 +53,8 @@ def environment() -> EnvironmentPlan:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory, scheduling_control_plane: None) -> Iterator[LocalCluster]:
-    c = LocalCluster.start(tmp_path_factory.mktemp("k8s-ladder"))
-    try:
-        c.start_scheduler()
-        c.start_kwok(complete_jobs=False)
+    with own_cluster(tmp_path_factory.mktemp("k8s-ladder"), complete_jobs=False) as c:
         yield c
-    finally:
-        c.stop()
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ tests/workloads/test_explain_interpret.py are recorded this way)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from own_cluster import own_cluster
 from test_queues import admitted, fake_nodes, workload_of
 
 from gke_accel.cli.main import main
@@ -88,12 +90,9 @@ def job(
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> Iterator[tuple[LocalCluster, Path]]:
-    c = LocalCluster.start(tmp_path_factory.mktemp("k8s-explain"), controllers=(*DEFAULT_CONTROLLERS, "deployment",
-                           "replicaset"))  # fmt: skip
-    controller = None
-    try:
-        c.start_scheduler()
-        c.start_kwok()
+    controllers = (*DEFAULT_CONTROLLERS, "deployment", "replicaset")
+    with contextlib.ExitStack() as stack:
+        c = stack.enter_context(own_cluster(tmp_path_factory.mktemp("k8s-explain"), controllers=controllers))
         try:
             install_crds(c)
         except (subprocess.CalledProcessError, FileNotFoundError) as exc:
@@ -111,14 +110,11 @@ def env(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> Iterat
         controller = KueueController.start(
             c, kueue_configuration(queues), tmp_path_factory.mktemp("kueue-explain"), webhooks=False
         )
+        stack.callback(controller.stop)
         config = tmp_path_factory.mktemp("cfg")
         data = _shared_data()
         (config / f"{data['environment']}.yaml").write_text(to_yaml(data))
         yield c, config
-    finally:
-        if controller is not None:
-            controller.stop()
-        c.stop()
 
 
 def _shared_data() -> dict[str, Any]:

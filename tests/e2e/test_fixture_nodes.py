@@ -18,6 +18,7 @@ that toleration: see ``_untolerated_without_tolerations``) and is refused where 
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Iterator
@@ -26,15 +27,15 @@ from typing import Any
 
 import pytest
 import yaml
+from own_cluster import own_cluster
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.pools.node_shape import node_shape
 from gke_accel.model.queues.install import JOBSET
-from gke_accel.twin.cluster import CONTROL_PLANE, LocalCluster, find_binaries
+from gke_accel.twin.cluster import LocalCluster
 from gke_accel.twin.jobset import JobSetController
 from gke_accel.twin.kueue import install_crds, release_crds
 from gke_accel.workloads.lint import lint_texts
-from require import require_or_skip
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
@@ -161,13 +162,9 @@ def _untolerated_without_tolerations(fixture: GkeNodeFixture) -> list[str]:
 
 @pytest.fixture(scope="module")
 def fixture_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    bins, reason = find_binaries((*CONTROL_PLANE, "kube-scheduler", "kwok"))
-    if bins is None:
-        require_or_skip(reason)
-    c = LocalCluster.start(tmp_path_factory.mktemp("k8s-fixtures"))
-    try:
-        c.start_scheduler()
-        c.start_kwok()
+    with contextlib.ExitStack() as stack:
+        c = stack.enter_context(own_cluster(tmp_path_factory.mktemp("k8s-fixtures")))
+        stack.callback(_print_results)
         nodes = []
         for f in FIXTURES:
             node = yaml.safe_load(yaml.safe_dump(f.node))
@@ -188,24 +185,23 @@ def fixture_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalC
         c.kubectl("create", "namespace", TEAM)
         install_crds(c, release_crds(JOBSET))
         jobset = JobSetController.start(c, tmp_path_factory.mktemp("jobset-fixtures"))
-        try:
-            yield c
-        finally:
-            jobset.stop()
-    finally:
-        if RESULTS:
-            agree = sum(r["lint_ok"] == r["server_ok"] for r in RESULTS)
+        stack.callback(jobset.stop)
+        yield c
+
+
+def _print_results() -> None:
+    if RESULTS:
+        agree = sum(r["lint_ok"] == r["server_ok"] for r in RESULTS)
+        print(
+            f"\nlint vs kube-scheduler on GKE fixture nodes: {len(RESULTS)} cases, {agree} agree, "
+            f"{len(RESULTS) - agree} disagree"
+        )
+        for r in RESULTS:
+            mark = "agree   " if r["lint_ok"] == r["server_ok"] else "DISAGREE"
             print(
-                f"\nlint vs kube-scheduler on GKE fixture nodes: {len(RESULTS)} cases, {agree} agree, "
-                f"{len(RESULTS) - agree} disagree"
+                f"  {mark} {r['case']:48} lint={'ok' if r['lint_ok'] else 'no':3} "
+                f"scheduler={'ok' if r['server_ok'] else 'no':3} {r['detail'][:90]}"
             )
-            for r in RESULTS:
-                mark = "agree   " if r["lint_ok"] == r["server_ok"] else "DISAGREE"
-                print(
-                    f"  {mark} {r['case']:48} lint={'ok' if r['lint_ok'] else 'no':3} "
-                    f"scheduler={'ok' if r['server_ok'] else 'no':3} {r['detail'][:90]}"
-                )
-        c.stop()
 
 
 def _scheduled(c: LocalCluster, workload: dict[str, Any]) -> tuple[bool, str]:

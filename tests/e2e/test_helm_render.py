@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 from kueue_defaults import stored_spec
+from own_cluster import own_cluster
 
 from charts import pod_specs, releases, render_release
 from gke_accel.model import load_environment
 from gke_accel.model.platform.manifests import platform_manifests
-from gke_accel.twin.cluster import CONTROL_PLANE, DEFAULT_CONTROLLERS, LocalCluster, find_binaries
+from gke_accel.twin.cluster import DEFAULT_CONTROLLERS, LocalCluster
 from gke_accel.twin.nodes import environment_nodes
-from require import require_or_skip
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 ENV = "staging"  # the shipped environment with Kueue queues
@@ -51,16 +51,10 @@ def _ready(c: LocalCluster, names: list[str]) -> bool:
 def installed(
     tmp_path_factory: pytest.TempPathFactory, shipped: dict[str, Any], shipped_stacks: Path
 ) -> Iterator[tuple[LocalCluster, dict[str, list[dict[str, Any]]]]]:
-    bins, reason = find_binaries((*CONTROL_PLANE, "kube-scheduler", "kwok"))
-    if bins is None:
-        require_or_skip(reason)
     doc = shipped[ENV]
     rendered = {name: render_release(doc, shipped_stacks / ENV, name) for name in releases(doc)}
-    c = LocalCluster.start(tmp_path_factory.mktemp("k8s-helm"), controllers=(*DEFAULT_CONTROLLERS, "deployment",
-                           "replicaset"))  # fmt: skip
-    try:
-        c.start_scheduler()
-        c.start_kwok()
+    controllers = (*DEFAULT_CONTROLLERS, "deployment", "replicaset")
+    with own_cluster(tmp_path_factory.mktemp("k8s-helm"), controllers=controllers) as c:
         nodes = [*environment_nodes(load_environment(CONFIG / f"{ENV}.yaml"), per_pool=2), DECOY]
         c.create_nodes(nodes)
         names = [n["metadata"]["name"] for n in nodes]
@@ -84,8 +78,6 @@ def installed(
         c.apply([o for n in ("kueue", "jobset") for o in rendered[n] if o["kind"] != "CustomResourceDefinition"],
                 "--server-side")  # fmt: skip
         yield c, rendered
-    finally:
-        c.stop()
 
 
 def _bound(c: LocalCluster, namespace: str, deployment: str) -> list[dict[str, Any]]:

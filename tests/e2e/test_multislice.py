@@ -27,12 +27,13 @@ from typing import Any
 
 import pytest
 import yaml
+from own_cluster import own_cluster
 
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.environment.config_files import load_environments
 from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.queues.install import JOBSET
-from gke_accel.twin.cluster import CONTROL_PLANE, DEFAULT_CONTROLLERS, LocalCluster, find_binaries
+from gke_accel.twin.cluster import DEFAULT_CONTROLLERS, LocalCluster, find_binaries
 from gke_accel.twin.jobset import JobSetController
 from gke_accel.twin.kueue import install_crds, release_crds
 from gke_accel.twin.nodes import pool_node
@@ -56,15 +57,13 @@ def _need(names: tuple[str, ...]) -> None:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    _need((*CONTROL_PLANE, "kube-scheduler", "kwok"))
-    # podgc deletes the pods of a deleted node (after its 40 s quarantine) with a DisruptionTarget condition
-    c = LocalCluster.start(tmp_path_factory.mktemp("k8s-multislice"), controllers=(*DEFAULT_CONTROLLERS, "podgc"))
+    # podgc deletes the pods of a deleted node (after its 40 s quarantine) with a DisruptionTarget condition;
+    # training pods run until deleted (or their node is)
+    controllers = (*DEFAULT_CONTROLLERS, "podgc")
     try:
-        c.start_scheduler()
-        c.start_kwok(complete_jobs=False)  # training pods run until deleted (or their node is)
-        yield c
+        with own_cluster(tmp_path_factory.mktemp("k8s-multislice"), controllers=controllers, complete_jobs=False) as c:
+            yield c
     finally:
-        c.stop()
         print("\nlint verdict vs JobSet controller + scheduler:\n" + "\n".join(RESULTS))
 
 

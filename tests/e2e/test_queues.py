@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from kueue_defaults import stored_spec
+from own_cluster import own_cluster
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.platform.manifests import platform_manifests
@@ -62,13 +63,8 @@ def fake_nodes(env: EnvironmentPlan) -> list[dict[str, Any]]:
 def cluster(tmp_path_factory: pytest.TempPathFactory, scheduling_control_plane: None) -> Iterator[LocalCluster]:
     """A control plane of this module's own, with kube-scheduler and kwok: the scenarios count every
     Kueue workload and node, so objects that other modules leave on the session cluster must not reach them."""
-    c = LocalCluster.start(tmp_path_factory.mktemp("k8s-queues"))
-    try:
-        c.start_scheduler()
-        c.start_kwok(complete_jobs=False)
+    with own_cluster(tmp_path_factory.mktemp("k8s-queues"), complete_jobs=False) as c:
         yield c
-    finally:
-        c.stop()
 
 
 @pytest.fixture(scope="module")

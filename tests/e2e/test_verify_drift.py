@@ -15,6 +15,7 @@ from typing import Any, cast
 
 import pytest
 from fake_controllers import fake_controllers
+from own_cluster import own_cluster
 
 from gke_accel.cli.main import main
 from gke_accel.cli.manifests_view import environment_manifests
@@ -30,8 +31,7 @@ CONFIG = Path(__file__).resolve().parents[2] / "config"
 @pytest.fixture(scope="module")
 def staging(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> Iterator[tuple[LocalCluster, Any]]:
     """A control plane of this module's own (staging's namespaces are the other modules' too)."""
-    c = LocalCluster.start(tmp_path_factory.mktemp("k8s-verify"))
-    try:
+    with own_cluster(tmp_path_factory.mktemp("k8s-verify"), scheduler=False, kwok=False) as c:
         plan = load_environment(CONFIG / "staging.yaml")
         try:
             install_crds(c)
@@ -42,8 +42,6 @@ def staging(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> It
         c.create_nodes([node])
         fake_controllers(c, plan, node["metadata"]["name"])
         yield c, plan
-    finally:
-        c.stop()
 
 
 def _verify(c: LocalCluster) -> tuple[int, dict[tuple[str, str], dict[str, str]], str]:
