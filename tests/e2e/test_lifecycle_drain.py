@@ -9,8 +9,14 @@
    every pod with the command it was given (``--resume latest``: the generated command is the user's).
 2. An inference Deployment from ``workload new --kind deployment`` with its PodDisruptionBudget: with
    no spare node, the eviction API lets one replica go and refuses the second eviction (HTTP 429,
-   "disruption budget"), so one replica keeps serving. (A full rolling ``kubectl drain`` of every node
-   is not run here yet.)
+   "disruption budget"), so one replica keeps serving.
+3. GKE's rolling upgrade of the inference pool (surge 1, unavailable 0), three replicas on staging's four
+   l4-serve nodes (``pool_node``): per old node a surge node is added, the real ``kubectl drain`` run
+   (eviction API, retried on 429), the old node deleted. A watch on the pods (drain_watch.py) never sees
+   fewer healthy replicas than the stored PDB promises; at the end all run on new nodes, all available.
+4. The rejected case: no spare node, two replicas' nodes drained. With the budget the second drain is
+   refused (retried, then it times out) and the floor holds; with the PDB deleted the same drain goes
+   through and the same watch sees one replica fewer than the floor.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+from drain_watch import Kubelet, ServingWatch, assert_kept, budget_floor, drain, gone, kubelet_step, serving
 from test_multislice import _need, add_nodes, node_pools, pods, running
 
 from gke_accel.model import EnvironmentPlan
@@ -39,6 +45,8 @@ from require import build_output, require_or_skip
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 NS = "ms-e2e"  # the namespace test_multislice's helpers read
 RESUME = ("python", "train.py", "--resume", "latest")
+APP = "app.kubernetes.io/name"  # the generated Deployment's selector (and its PodDisruptionBudget's)
+L4 = "l4-serve"
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +85,7 @@ def staging(cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory) -> 
 
 def start_kwok_as_nodes_only(c: LocalCluster) -> None:
     """kwok runs the nodes and starts pods (Ready), but neither completes nor deletes them: what the
-    kubelet does when a pod is evicted is played by ``kubelet_step``, in the order the kubelet does it."""
+    kubelet does when a pod is evicted is played by ``drain_watch.kubelet_step``, in the order the kubelet does it."""
     skip = {"pod-complete", "pod-delete"}
     stages = [s for s in sorted((c.bins.parent / "stages").glob("*.yaml")) if s.stem not in skip]
     c._spawn("kwok", [
@@ -85,27 +93,6 @@ def start_kwok_as_nodes_only(c: LocalCluster) -> None:
         "--manage-nodes-with-label-selector=type=kwok", "--node-ip=127.0.0.1", "--server-address=",
         "--node-port=0", *[f"--config={s}" for s in stages],
     ])  # fmt: skip
-
-
-def kubelet_step(c: LocalCluster) -> None:
-    """The kubelet's part of an eviction, for every pod being deleted: the container is killed (SIGTERM,
-    exit 143), so a ``restartPolicy: Never`` pod ends Failed (the Job controller then reads its
-    DisruptionTarget condition, set by the eviction API); then the pod object is removed."""
-    items = yaml.safe_load(c.kubectl("get", "pods", "-n", NS, "-o", "yaml").stdout)["items"]
-    for p in items:
-        meta, spec, status = p["metadata"], p["spec"], p.get("status", {})
-        if not meta.get("deletionTimestamp"):
-            continue
-        name = meta["name"]
-        if spec.get("restartPolicy") == "Never" and status.get("phase") not in ("Failed", "Succeeded"):
-            container = spec["containers"][0]["name"]
-            killed = {"name": container, "ready": False, "restartCount": 0, "image": spec["containers"][0]["image"],
-                      "imageID": "", "state": {"terminated": {"exitCode": 143, "reason": "Error"}}}  # fmt: skip
-            patch = {"status": {"phase": "Failed", "containerStatuses": [killed]}}
-            c.kubectl("patch", "pod", name, "-n", NS, "--subresource=status", "--type=merge", "-p", json.dumps(patch),
-                      check=False)  # fmt: skip
-        else:
-            c.kubectl("delete", "pod", name, "-n", NS, "--grace-period=0", "--force", "--wait=false", check=False)
 
 
 def _in_ns(obj: dict[str, Any]) -> dict[str, Any]:
@@ -142,8 +129,9 @@ def test_draining_a_whole_slice_restarts_the_jobset_whole_with_resume_latest(
         victim = next(p["metadata"]["name"] for p in pods(cluster, "upgr") if p["spec"]["nodeName"] == slice_nodes[0])
         result = _evict(cluster, victim)
         assert result.returncode == 0, result.stderr
+
         def restarted() -> bool:
-            kubelet_step(cluster)
+            kubelet_step(cluster, NS)
             return bool(cluster.get("jobset", "upgr", NS).get("status", {}).get("restarts", 0) >= 1)
 
         cluster.wait_for(
@@ -153,23 +141,29 @@ def test_draining_a_whole_slice_restarts_the_jobset_whole_with_resume_latest(
         )
         status = cluster.get("jobset", "upgr", NS)["status"]
         assert status["restarts"] == 1 and status.get("restartsCountTowardsMax", 0) == 0, status
+
         def whole_again() -> bool:
-            kubelet_step(cluster)  # the old pods, deleted by the restart, go
+            kubelet_step(cluster, NS)  # the old pods, deleted by the restart, go
             return len(pods(cluster, "upgr")) == 2
 
         cluster.wait_for(whole_again, timeout=90, what="the old pods to be gone and two new ones created")
         [after] = running(cluster, "upgr", jobs=1, timeout=90).values()
         assert len(set(after)) == 1 and after[0] != pool, after  # whole, on one other slice
-        restarted = pods(cluster, "upgr")
-        assert len(restarted) == 2
-        for p in restarted:
+        new_pods = pods(cluster, "upgr")
+        assert len(new_pods) == 2
+        for p in new_pods:
             [container] = p["spec"]["containers"]
             assert container["command"] == list(RESUME)
             assert p["metadata"]["labels"].get("jobset.sigs.k8s.io/restart-attempt") == "1"
     finally:
         cluster.kubectl("delete", "jobsets", "--all", "-n", NS, "--wait=false", check=False)
-        cluster.wait_for(lambda: kubelet_step(cluster) or not pods(cluster), timeout=90, what=f"the pods of {NS} gone")
-        cluster.kubectl("uncordon", "--all", check=False)
+
+        def all_gone() -> bool:
+            kubelet_step(cluster, NS)
+            return not pods(cluster)
+
+        cluster.wait_for(all_gone, timeout=90, what=f"the pods of {NS} gone")
+        cluster.kubectl("uncordon", "-l", "type=kwok", check=False)  # every fake node (create_nodes)
 
 
 def _deployment_status(c: LocalCluster, name: str) -> dict[str, Any]:
@@ -186,7 +180,7 @@ def test_the_eviction_api_refuses_to_evict_an_inference_deployment_beyond_its_bu
     cluster.create([_in_ns(o) for o in objects])
 
     def ready() -> int:
-        kubelet_step(cluster)
+        kubelet_step(cluster, NS)
         return int(_deployment_status(cluster, "srv").get("readyReplicas", 0))
 
     cluster.wait_for(lambda: ready() == 2, timeout=90, what="both replicas Ready")
@@ -198,22 +192,112 @@ def test_the_eviction_api_refuses_to_evict_an_inference_deployment_beyond_its_bu
     try:
         # no spare node: an evicted replica's replacement cannot start elsewhere, so while it is down
         # the API server refuses the second eviction (429: it would violate the PodDisruptionBudget)
-        serving_nodes = {p["spec"]["nodeName"] for p in _serving(cluster)}
-        spare = [n for n, pool in node_pools(cluster).items() if pool == "l4-serve" and n not in serving_nodes]
+        serving_nodes = {p["spec"]["nodeName"] for p in serving(cluster, NS, f"{APP}=srv")}
+        spare = [n for n, pool in node_pools(cluster).items() if pool == L4 and n not in serving_nodes]
         for node in spare:
             cluster.kubectl("cordon", node)
-        first, second = (p["metadata"]["name"] for p in _serving(cluster))
+        first, second = (p["metadata"]["name"] for p in serving(cluster, NS, f"{APP}=srv"))
         assert _evict(cluster, first).returncode == 0
         refused = _evict(cluster, second)
         assert refused.returncode != 0 and "disruption budget" in refused.stderr, refused.stderr
     finally:
         cluster.kubectl("delete", "deployment,pdb", "srv", "-n", NS, "--wait=false", check=False)
-        cluster.wait_for(lambda: kubelet_step(cluster) or not _serving(cluster), timeout=60, what="srv pods gone")
-        cluster.kubectl("uncordon", "--all", check=False)
+        cluster.wait_for(lambda: gone(cluster, NS, f"{APP}=srv"), timeout=60, what="srv pods gone")
+        cluster.kubectl("uncordon", "-l", "type=kwok", check=False)  # every fake node (create_nodes)
 
 
-def _serving(c: LocalCluster) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = yaml.safe_load(
-        c.kubectl("get", "pods", "-n", NS, "-l", "app.kubernetes.io/name=srv", "-o", "yaml").stdout
-    )["items"]
-    return [p for p in items if not p["metadata"].get("deletionTimestamp") and p["spec"].get("nodeName")]
+def _serve(c: LocalCluster, plan: EnvironmentPlan, name: str, replicas: int) -> int:
+    """Create ``workload new --kind deployment``'s Deployment and PodDisruptionBudget on the L4 pool, wait
+    until every replica is Ready and the disruption controller has counted them; the floor the budget
+    promises, from the PDB as the server stores it and the Deployment's scale."""
+    req = WorkloadRequest(name, "serving", "deployment", "l4", "srv:1", chips=1, replicas=replicas, checkpoints=False)
+    objects = new_workload(plan, req)
+    assert [o["kind"] for o in objects] == ["Deployment", "PodDisruptionBudget"]
+    c.create([_in_ns(o) for o in objects])
+    try:
+        c.wait_for(lambda: _deployment_status(c, name).get("readyReplicas") == replicas, timeout=90, what="Ready")
+    except TimeoutError as exc:
+        held = c.kubectl("get", "deploy,rs,pods", "-n", NS, "-o", "wide", check=False).stdout
+        events = c.kubectl("get", "events", "-n", NS, "--field-selector=type=Warning", check=False).stdout
+        raise TimeoutError(f"{exc}\n{held}\n{events[-2000:]}") from None
+    pdb = c.wait_for(
+        lambda: (got := c.get("pdb", name, NS)).get("status", {}).get("currentHealthy") == replicas and got,
+        timeout=60,
+        what="the disruption controller to count every replica",
+    )
+    floor = budget_floor(pdb["spec"], c.get("deployment", name, NS)["spec"]["replicas"])
+    assert pdb["status"]["desiredHealthy"] == floor, pdb["status"]  # the disruption controller agrees
+    return floor
+
+
+def test_a_rolling_surge_upgrade_drains_every_node_and_the_deployment_keeps_its_budget(
+    cluster: LocalCluster, staging: EnvironmentPlan
+) -> None:
+    replicas = 3
+    floor = _serve(cluster, staging, "roll", replicas)
+    [pool] = [p for p in staging.pools if p.name == L4]
+    old = sorted(n for n, p in node_pools(cluster).items() if p == L4)
+    assert len(old) == pool.node_bounds()[1] > replicas  # staging's l4-serve at its max: one node spare
+    drain_logs: list[str] = []
+    try:
+        with Kubelet(cluster, NS), ServingWatch(cluster, NS, f"{APP}=roll") as watch:
+            for i, node in enumerate(old):  # surge 1 / unavailable 0: a new node first, then the old one goes
+                add_nodes(cluster, [pool_node(pool, len(old) + i)])
+                drained = drain(cluster, node)
+                assert drained.returncode == 0, drained.stderr
+                drain_logs.append(drained.stderr)
+                cluster.kubectl("delete", "node", node)
+            cluster.wait_for(
+                lambda: (
+                    watch.healthy() == replicas
+                    and _deployment_status(cluster, "roll").get("availableReplicas") == replicas
+                ),
+                timeout=60,
+                what="every replica Ready again",
+            )
+        retried = sum("will retry" in d for d in drain_logs)
+        print(f"\nrolling upgrade of {old} ({retried} drains retried a refused eviction): {watch.report()}")
+        assert_kept(watch, floor)
+        # every first replica was evicted (a replacement may land on an old node and be evicted again), each
+        # down until its replacement ran: the drains did take the Deployment down to its floor
+        assert len(watch.listed) == replicas and watch.listed <= watch.evicted, watch.report()
+        assert watch.lowest == floor, watch.report()
+        placed = [p["spec"]["nodeName"] for p in serving(cluster, NS, f"{APP}=roll")]
+        assert len(placed) == replicas and not set(placed) & set(old), placed
+        status = _deployment_status(cluster, "roll")
+        assert status["readyReplicas"] == status["updatedReplicas"] == replicas, status
+        assert not status.get("unavailableReplicas"), status
+    finally:
+        cluster.kubectl("delete", "deployment,pdb", "roll", "-n", NS, "--wait=false", check=False)
+        cluster.wait_for(lambda: gone(cluster, NS, f"{APP}=roll"), timeout=60, what="roll pods gone")
+
+
+def test_without_the_budget_the_same_drains_take_the_deployment_below_its_floor(
+    cluster: LocalCluster, staging: EnvironmentPlan
+) -> None:
+    """The rejected case: no spare node (a replacement cannot start), two replicas' nodes drained. With
+    the budget the second drain is refused (429, retried) until it times out; the PDB deleted, the same
+    drain goes through and the watch sees fewer healthy replicas than the floor."""
+    floor = _serve(cluster, staging, "bare", replicas=3)
+    serving_nodes = sorted({p["spec"]["nodeName"] for p in serving(cluster, NS, f"{APP}=bare")})
+    try:
+        for node in [n for n, p in node_pools(cluster).items() if p == L4 and n not in serving_nodes]:
+            cluster.kubectl("cordon", node)
+        first, second = serving_nodes[:2]
+        with Kubelet(cluster, NS), ServingWatch(cluster, NS, f"{APP}=bare") as watch:
+            assert drain(cluster, first).returncode == 0
+            refused = drain(cluster, second, timeout="7s")
+            assert refused.returncode != 0, refused.stdout
+            assert "will retry after 5s" in refused.stderr and "disruption budget" in refused.stderr, refused.stderr
+            assert_kept(watch, floor)
+            cluster.kubectl("delete", "pdb", "bare", "-n", NS)
+            assert drain(cluster, second).returncode == 0
+            cluster.wait_for(lambda: watch.healthy() < floor, timeout=30, what="the second replica gone too")
+        print(f"\nwithout the budget: {watch.report()}")
+        assert watch.lowest == floor - 1, watch.report()
+        with pytest.raises(AssertionError, match="fewer than"):
+            assert_kept(watch, floor)
+    finally:
+        cluster.kubectl("delete", "deployment,pdb", "bare", "-n", NS, "--wait=false", check=False)
+        cluster.wait_for(lambda: gone(cluster, NS, f"{APP}=bare"), timeout=60, what="bare pods gone")
+        cluster.kubectl("uncordon", "-l", "type=kwok", check=False)  # every fake node (create_nodes)
