@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from gke_accel.twin.client import KubectlClient
+from gke_accel.twin.client import KubectlClient, kubectl_binary
 
 
 def budget_floor(spec: Mapping[str, Any], desired: int) -> int:
@@ -95,7 +95,7 @@ class ServingWatch:
         self.history.append(f"{self.lowest} listed")
         watch = urllib.parse.urlencode({"watch": "1", "resourceVersion": version, "timeoutSeconds": "600"})
         self._proc = subprocess.Popen(
-            ["kubectl", f"--kubeconfig={self.cluster.kubeconfig}", "get", "--raw", f"{path}?{selector}&{watch}"],
+            [kubectl_binary(), f"--kubeconfig={self.cluster.kubeconfig}", "get", "--raw", f"{path}?{selector}&{watch}"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
         )  # fmt: skip
         self._thread = threading.Thread(target=self._follow, args=(self._proc,), daemon=True)

@@ -35,6 +35,7 @@ from gke_accel.model import EnvironmentPlan
 from gke_accel.model.environment.config_files import load_environments
 from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.queues.install import JOBSET
+from gke_accel.twin.client import kubectl_binary
 from gke_accel.twin.cluster import CONTROL_PLANE, DEFAULT_CONTROLLERS, LocalCluster
 from gke_accel.twin.jobset import JobSetController
 from gke_accel.twin.kueue import install_crds, release_crds
@@ -102,8 +103,8 @@ def _in_ns(obj: dict[str, Any]) -> dict[str, Any]:
 def _evict(c: LocalCluster, pod: str) -> subprocess.CompletedProcess[str]:
     body = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": pod, "namespace": NS}}
     return subprocess.run(
-        ["kubectl", f"--kubeconfig={c.kubeconfig}", "create", "--raw", f"/api/v1/namespaces/{NS}/pods/{pod}/eviction",
-         "-f", "-"],
+        [kubectl_binary(), f"--kubeconfig={c.kubeconfig}", "create", "--raw",
+         f"/api/v1/namespaces/{NS}/pods/{pod}/eviction", "-f", "-"],
         input=json.dumps(body), capture_output=True, text=True, check=False,
     )  # fmt: skip
 

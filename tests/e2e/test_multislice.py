@@ -112,7 +112,7 @@ def env(cluster: LocalCluster, staging: EnvironmentPlan) -> Iterator[Environment
     yield staging
     cluster.kubectl("delete", "jobsets", "--all", "-n", NS, "--wait=true", check=False)
     cluster.wait_for(lambda: not pods(cluster), timeout=90, what=f"the pods of {NS} to be gone")
-    cluster.kubectl("uncordon", "--all", check=False)
+    cluster.kubectl("uncordon", "-l", "type=kwok", check=False)  # every fake node (kubectl has no --all here)
 
 
 def generated(plan: EnvironmentPlan, name: str, slices: int = 1) -> dict[str, Any]:

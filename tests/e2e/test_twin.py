@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
+from gke_accel.twin.client import kubectl_binary
 from gke_accel.twin.cluster import CONTROL_PLANE, find_binaries
 from gke_accel.twin.state import ProcessRecord, is_running
 from require import require_or_skip
@@ -70,7 +71,7 @@ def twin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 
 
 def kubectl(twin: dict[str, Any], *args: str, stdin: str | None = None) -> str:
-    out = subprocess.run(["kubectl", f"--kubeconfig={twin['kubeconfig']}", *args], input=stdin,
+    out = subprocess.run([kubectl_binary(), f"--kubeconfig={twin['kubeconfig']}", *args], input=stdin,
                          capture_output=True, text=True, check=False)  # fmt: skip
     assert out.returncode == 0, out.stderr
     return out.stdout

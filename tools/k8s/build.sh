@@ -6,13 +6,13 @@
 #   tools/k8s/build.sh --print-bin-dir
 #
 # Output: $GKE_ACCEL_CACHE/k8s/$K8S_VERSION/bin/{etcd,kube-apiserver,kube-controller-manager,
-#         kube-scheduler,kwok} and .../stages/*.yaml (kwok stage configs from its module).
+#         kube-scheduler,kubectl,kwok} and .../stages/*.yaml (kwok stage configs from its module).
 # Exit codes: 0 built or reused; 1 build failed; 3 SKIP: no Go toolchain on this machine.
 #
 # How (facts in docs/e2e.md):
 # - etcd v3.5.21: a wrapper module requiring go.etcd.io/etcd/server/v3 (its own go.mod has
 #   `../api` style replaces, so `go install pkg@version` is refused).
-# - kube-apiserver / -controller-manager / -scheduler: a wrapper module requiring
+# - kube-apiserver / -controller-manager / -scheduler / kubectl: a wrapper module requiring
 #   k8s.io/kubernetes and replacing each of its `=> ./staging/src/...` modules (31 for 1.33)
 #   with the published module at v0.<minor>.<patch>; the list is read from kubernetes' go.mod.
 # - kwok: `go install sigs.k8s.io/kwok/cmd/kwok@version`.
@@ -79,7 +79,7 @@ build_etcd() {
 
 build_kube() {
   local want=() c
-  for c in kube-apiserver kube-controller-manager kube-scheduler; do have "$c" || want+=("$c"); done
+  for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do have "$c" || want+=("$c"); done
   if [[ ${#want[@]} == 0 ]]; then echo "[kubernetes] present"; return; fi
   local t0=$SECONDS d="$SCRATCH/kube" staging="v0.${K8S_VERSION#v1.}" json gomod
   mkdir -p "$d"
@@ -94,7 +94,7 @@ build_kube() {
   echo "[kubernetes] wrapper module with $(grep -c '^replace' "$d/go.mod") staging replaces"
   {
     printf '//go:build tools\n\npackage tools\n\nimport (\n'
-    for c in kube-apiserver kube-controller-manager kube-scheduler; do printf '\t_ "k8s.io/kubernetes/cmd/%s"\n' "$c"; done
+    for c in kube-apiserver kube-controller-manager kube-scheduler kubectl; do printf '\t_ "k8s.io/kubernetes/cmd/%s"\n' "$c"; done
     printf ')\n'
   } >"$d/tools.go"
   (cd "$d" && go mod tidy)

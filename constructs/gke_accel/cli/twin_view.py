@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from gke_accel.cli.common import EXIT_ERROR, EXIT_OK, add_command
+from gke_accel.twin.client import kubectl_binary
 
 RUNTIME_ERRORS = (RuntimeError, TimeoutError, OSError, ValueError, subprocess.CalledProcessError)
 
@@ -86,7 +87,8 @@ def up_report(twin: Any, state: Path, pools: dict[str, int]) -> str:
     lines.append(f"  releases: {', '.join(s.releases) or 'none (no Kueue, no JobSet)'}")
     lines.append(f"  logs: {run / 'k8s' / 'logs'}" + "".join(f", {run / r / (r + '.log')}" for r in s.releases))
     kubectl = shutil.which("kubectl")
-    lines.append(f"kubectl: {kubectl or 'not on PATH: install a 1.27-1.33 client'}")
+    built = kubectl_binary()
+    lines.append(f"kubectl: {kubectl or (built if built != 'kubectl' else 'not on PATH: install a 1.27-1.33 client')}")
     if "kueue" in s.releases:
         lines.append("watch the queues: kubectl get clusterqueues,workloads -A -w")
     lines.append('a pod annotated gke-accel/run-seconds: "<seconds>" succeeds that long after it runs')

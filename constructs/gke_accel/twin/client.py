@@ -13,7 +13,16 @@ from typing import Any, TypeVar
 
 import yaml
 
+from gke_accel.twin.binaries import bin_dir
+
 T = TypeVar("T")
+
+
+def kubectl_binary() -> str:
+    """The kubectl built with the control plane (tools/k8s/build.sh: the server's own version), else the
+    one on PATH (docs/e2e.md: any 1.27-1.33 client)."""
+    built = bin_dir() / "kubectl"
+    return str(built) if os.access(built, os.X_OK) else "kubectl"
 
 
 class KubectlError(RuntimeError):
@@ -35,7 +44,7 @@ class KubectlClient:
         self, *args: str, stdin: str | None = None, check: bool = True, kubeconfig: Path | None = None
     ) -> subprocess.CompletedProcess[str]:
         """Run kubectl against this cluster (admin unless ``kubeconfig`` is given)."""
-        cmd = ["kubectl", f"--kubeconfig={kubeconfig or self.kubeconfig}", *args]
+        cmd = [kubectl_binary(), f"--kubeconfig={kubeconfig or self.kubeconfig}", *args]
         env = {**os.environ, "KUBECONFIG": str(kubeconfig or self.kubeconfig)}
         proc = subprocess.run(cmd, input=stdin, capture_output=True, text=True, env=env, check=False)
         if check and proc.returncode != 0:

@@ -27,6 +27,7 @@ from typing import Any
 
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.queues.install import JOBSET, KUEUE
+from gke_accel.twin.client import kubectl_binary
 from gke_accel.twin.cluster import CONTROL_PLANE, LocalCluster, find_binaries
 from gke_accel.twin.environment import EnvironmentRun
 from gke_accel.twin.kueue import cached_controller
@@ -52,7 +53,7 @@ def check_tools() -> None:
     if not any((bins.parent / "stages").glob("*.yaml")):
         raise MissingTools(f"kwok stage configs missing in {bins.parent / 'stages'}: run `{TOOLS_COMMAND}`")
     for program, why in (("kubectl", "any 1.27-1.33 client"), ("openssl", "it makes the twin's certificates")):
-        if shutil.which(program) is None:
+        if shutil.which(kubectl_binary() if program == "kubectl" else program) is None:
             raise MissingTools(f"{program} is not on PATH ({why})")
 
 
