@@ -24,6 +24,7 @@ from charts import pod_specs, releases, render_release
 from gke_accel.model import load_environment
 from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.twin.cluster import DEFAULT_CONTROLLERS, LocalCluster
+from gke_accel.twin.kueue import wait_established
 from gke_accel.twin.nodes import environment_nodes
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
@@ -72,7 +73,7 @@ def installed(
         crds = [o for o in everything if o["kind"] == "CustomResourceDefinition"]
         c.apply(crds, "--server-side")
         for crd in crds:
-            c.kubectl("wait", "--for=condition=Established", "--timeout=60s", f"crd/{crd['metadata']['name']}")
+            wait_established(c, crd["metadata"]["name"])
         c.apply(rendered["gke-accel-queues"], "--server-side")
         # both charts write the namespace into every namespaced object (the release's, or kube-system)
         c.apply([o for n in ("kueue", "jobset") for o in rendered[n] if o["kind"] != "CustomResourceDefinition"],

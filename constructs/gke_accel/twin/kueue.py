@@ -22,6 +22,7 @@ import json
 import shlex
 import subprocess
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +63,23 @@ def install_crds(cluster: LocalCluster, files: list[Path] | None = None) -> list
     for f in files:
         cluster.kubectl("apply", "--server-side", "-f", str(f))
     for f in files:
-        cluster.kubectl("wait", "--for=condition=Established", "--timeout=60s", "-f", str(f))
+        for doc in yaml.safe_load_all(f.read_text()):
+            if doc and doc.get("kind") == "CustomResourceDefinition":
+                name = doc["metadata"]["name"]
+                # polled here, not `kubectl wait -f`: kubectl 1.33 fails at once on a CRD whose status has
+                # no conditions yet (".status.conditions accessor error: <nil>") instead of waiting
+                wait_established(cluster, name)
     return files
+
+
+def wait_established(cluster: LocalCluster, name: str, timeout: float = 60.0) -> None:
+    """Until the API server serves the CRD ``name`` (its Established condition True)."""
+    cluster.wait_for(partial(_established, cluster, name), timeout=timeout, what=f"CRD {name} Established")
+
+
+def _established(cluster: LocalCluster, name: str) -> bool:
+    conditions = cluster.get("customresourcedefinition", name).get("status", {}).get("conditions") or []
+    return any(c.get("type") == "Established" and c.get("status") == "True" for c in conditions)
 
 
 def cached_controller(release: Release) -> Path:
