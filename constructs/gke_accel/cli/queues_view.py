@@ -1,5 +1,6 @@
 """The queue table that ``gke-accel synth`` prints next to the capacity table: per team its
-LocalQueue, nominal quota, borrowing and lending limits per flavor, and the ResourceQuota ceiling."""
+LocalQueue, nominal quota, borrowing and lending limits per flavor, the ResourceQuota ceiling, and its
+cpu/memory quota (derived from those chips unless set: model/teams/compute.py)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ def queue_rows(plan: QueuePlan) -> list[list[object]]:
                 lend or "all",
                 "yes" if team.preempt_when_borrowing else "-",
                 ceiling or "-",
+                f"{team.cpu} / {team.memory_gib}Gi" + ("" if team.compute.derived else " (set)"),
             ]
         )
     return rows
@@ -41,7 +43,8 @@ def synth_section(plan: EnvironmentPlan) -> str:
         return ""
     title = f"  queues (Kueue {KUEUE.version}, JobSet {JOBSET.version}; cohort {queues.cohort}):"
     table = render_table(
-        ["team", "local queue", "nominal", "may borrow", "lends", "preempts to borrow", "ResourceQuota ceiling"],
+        ["team", "local queue", "nominal", "may borrow", "lends", "preempts to borrow", "ResourceQuota ceiling",
+         "cpu / memory"],  # fmt: skip
         queue_rows(queues),
         title,
     )
