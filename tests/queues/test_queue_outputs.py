@@ -48,7 +48,9 @@ def test_shipped_dev_shares_its_spot_pools_between_two_teams() -> None:
     rows = {line.split()[0]: line for line in lines[3:5]}
     assert set(rows) == {"nlp", "vision"}
     for row in rows.values():
-        assert "l4-spot 2, v5e-2x2-spot 4" in row and row.endswith("tpu 8, gpu 4")
+        # cpu/memory: 64 + 2 ct5lp-hightpu-4t x 110.65 + 4 g2-standard-12 x 10.9 = 328.9 cores; 256 GiB +
+        # (2 x 183,605 + 4 x 42,375) MiB = 780.1 GiB (per-VM figures: tests/platform/test_team_compute.py)
+        assert "l4-spot 2, v5e-2x2-spot 4" in row and row.endswith("tpu 8, gpu 4           329 / 781Gi")
     assert "  flavor v5e-2x2-spot: 8 tpu max, pools v5e-dev" in lines
     assert "  flavor l4-spot: 4 gpu max, pools l4-dev" in lines
 

@@ -43,8 +43,16 @@ def synth_section(plan: EnvironmentPlan) -> str:
         return ""
     title = f"  queues (Kueue {KUEUE.version}, JobSet {JOBSET.version}; cohort {queues.cohort}):"
     table = render_table(
-        ["team", "local queue", "nominal", "may borrow", "lends", "preempts to borrow", "ResourceQuota ceiling",
-         "cpu / memory"],  # fmt: skip
+        [
+            "team",
+            "local queue",
+            "nominal",
+            "may borrow",
+            "lends",
+            "preempts to borrow",
+            "ResourceQuota ceiling",
+            "cpu / memory",
+        ],
         queue_rows(queues),
         title,
     )
