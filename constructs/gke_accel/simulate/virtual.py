@@ -1,0 +1,170 @@
+"""The event-driven (virtual) clock, ``gke-accel simulate``'s default: simulated time does not follow
+wall time. The runner jumps from one event to the next (``next_event``: the next submission, the next
+end of a run = its start + the job's remaining work, the next node loss or repair, the horizon), applies
+what happens then (creates the job's objects; completes the pods of a run that has done its work, phase
+Succeeded, as kwok's stage would; deletes or restores nodes), and waits until the control plane has
+settled (``settle``) before the next jump. Every change it sees while settling (admitted, running,
+evicted, finished) is logged at the jump's simulated time: the control plane reacts in 0 simulated
+seconds, however loaded the machine.
+
+Settled: no admitted Workload is mid-chain (quota reserved but its pods not all Running, an eviction
+under way, pods terminating, a submitted job without its Workload yet, a pod Pending while no node is
+down) and, when something still may move on its own (a Workload waiting for quota that Kueue may now
+admit, a pod waiting for lost nodes), the signature of the Workloads and pods has not changed for
+``quiet`` wall seconds. A wait longer than ``bound`` ends anyway and is noted. The pods carry no
+``gke-accel/run-seconds``: kwok leaves them Running (twin/stages.py) until the runner completes them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gke_accel.model import EnvironmentPlan
+from gke_accel.simulate.api import Api
+from gke_accel.simulate.objects import JOB_LABEL
+from gke_accel.simulate.runner import JobState, Runner, RunResult, _cond
+from gke_accel.simulate.trace import TraceJob
+
+EPS = 1e-6  # simulated seconds: a run due at run_start + remaining is due despite float rounding
+CONDITIONS = ("QuotaReserved", "Admitted", "Evicted", "Finished")
+Obj = dict[str, Any]
+Workloads = dict[tuple[str, str], Obj]
+
+
+def _status(obj: Obj, kind: str) -> tuple[str, str]:
+    for c in obj.get("status", {}).get("conditions", []) or []:
+        if c.get("type") == kind:
+            return str(c.get("status", "")), str(c.get("reason", ""))
+    return "", ""
+
+
+def _unschedulable(pod: Obj) -> bool:
+    return any(c.get("type") == "PodScheduled" and c.get("status") == "False" and c.get("reason") == "Unschedulable"
+               for c in pod.get("status", {}).get("conditions", []) or [])  # fmt: skip
+
+
+def signature(workloads: Workloads, pods: Sequence[Obj]) -> tuple[Any, ...]:
+    """What a poll saw that the control plane changes: each Workload's admission, eviction and finish
+    conditions, each pod's phase, node, deletion and schedulability."""
+    wl = sorted((key, tuple(_status(w, c) for c in CONDITIONS)) for key, w in workloads.items())
+    ps = sorted((p["metadata"].get("namespace", ""), p["metadata"]["name"], p.get("status", {}).get("phase", ""),
+                 p.get("spec", {}).get("nodeName", ""), "deletionTimestamp" in p["metadata"], _unschedulable(p))
+                for p in pods)  # fmt: skip
+    return tuple(wl), tuple(ps)
+
+
+class VirtualRunner(Runner):
+    kwok_completes = False
+
+    def __init__(self, api: Api, plan: EnvironmentPlan, jobs: Sequence[TraceJob], *, quiet: float = 0.8,
+                 poll: float = 0.15, bound: float = 30.0, node_failures: float = 0.0, seed: int = 1,
+                 until: float | None = None, on_tick: Callable[[float], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:  # fmt: skip
+        super().__init__(api, plan, jobs, compression=1.0, tick=poll, node_failures=node_failures, seed=seed,
+                         until=until, on_tick=on_tick)  # fmt: skip
+        self.quiet, self.bound, self.clock, self.sleep = quiet, bound, clock, sleep
+        self.timing = {"api": 0.0, "sleep": 0.0, "settle": 0.0, "settle_max": 0.0, "jumps": 0.0, "polls": 0.0,
+                       "quiet_waits": 0.0, "bound_hits": 0.0}  # fmt: skip
+        self.actions = 0  # pods the runner completed (each one a change the next poll must see)
+
+    def run_seconds(self, job: TraceJob) -> float | None:
+        return None  # no kwok timer: the runner ends each run at its simulated time
+
+    def grace(self, st: JobState) -> float:
+        return -EPS
+
+    def next_event(self, now: float) -> float:
+        """The simulated time of the next thing that happens after ``now`` (at most the horizon)."""
+        times = [self.until]
+        times += [st.sub.job.submit for st in self.jobs.values() if not st.submitted]
+        times += [st.run_start + st.sub.job.duration - st.saved for st in self.jobs.values()
+                  if st.run_start is not None and not st.finished]  # fmt: skip
+        times += [f.t for f in self.failures[:1]] + [due for due, _ in self.repairs]
+        later = [t for t in times if t > now + EPS]
+        return min(later) if later else max(now, self.until)
+
+    def run(self) -> RunResult:
+        t0 = self.clock()
+        now = 0.0
+        while True:
+            a = self.clock()
+            self.apply(now)
+            self.timing["api"] += self.clock() - a
+            self.timing["jumps"] += 1
+            self.settle(now)
+            if now >= self.until or all(s.finished for s in self.jobs.values()):
+                break
+            now = self.next_event(now)
+        hits = int(self.timing["bound_hits"])
+        if hits:
+            self.notes.append(f"the control plane had not settled after {self.bound:g} wall seconds at {hits} of "
+                              f"{int(self.timing['jumps'])} events; the runner went on")  # fmt: skip
+        return RunResult(self.events, now, self.clock() - t0, int(self.timing["polls"]), self.notes,
+                         dict(self.timing))  # fmt: skip
+
+    def settle(self, now: float) -> None:
+        """Poll until the control plane has settled (module doc), following every job at ``now``."""
+        start = last_change = self.clock()
+        last: tuple[Any, ...] | None = None
+        while True:
+            events, actions = len(self.events), self.actions
+            a = self.clock()
+            workloads, pods = self.observe(now)
+            t = self.clock()
+            self.timing["api"] += t - a
+            self.timing["polls"] += 1
+            if self.on_tick:
+                self.on_tick(now)
+            sig = signature(workloads, pods)
+            if sig != last or len(self.events) != events or self.actions != actions:
+                last, last_change = sig, t
+                moved = True
+            else:
+                moved = False
+            state = self.state(workloads, pods)
+            if not moved and (state == "idle" or (state == "waiting" and t - last_change >= self.quiet)):
+                self.timing["quiet_waits"] += state == "waiting"
+                break
+            if t - start >= self.bound:
+                self.timing["bound_hits"] += 1
+                break
+            s = self.clock()
+            self.sleep(self.tick)
+            self.timing["sleep"] += self.clock() - s
+        took = self.clock() - start
+        self.timing["settle"] += took
+        self.timing["settle_max"] = max(self.timing["settle_max"], took)
+
+    def state(self, workloads: Workloads, pods: Sequence[Obj]) -> str:
+        """busy (a chain is under way), waiting (something may still move on its own), or idle."""
+        by_job: dict[str, list[Obj]] = {}
+        for pod in pods:
+            if "deletionTimestamp" in pod["metadata"]:
+                return "busy"  # pods going away: quota or nodes about to be freed
+            by_job.setdefault(pod["metadata"].get("labels", {}).get(JOB_LABEL, ""), []).append(pod)
+        waiting = False
+        for name, st in self.jobs.items():
+            if not st.submitted or st.finished:
+                continue
+            wl = workloads.get((st.sub.namespace, name))
+            if wl is None:
+                return "busy"  # Kueue has not made its Workload yet
+            if _cond(wl, "QuotaReserved") is None:
+                waiting = True  # Kueue may admit it now (quota freed, or after a preemption)
+                continue
+            if _cond(wl, "Evicted"):
+                return "busy"  # Kueue suspends the job, its pods go, then it releases the quota
+            mine = by_job.get(name, [])
+            if sum(p.get("status", {}).get("phase") == "Running" for p in mine) < st.sub.pods:
+                if self.saved_nodes and any(_unschedulable(p) for p in mine):
+                    waiting = True  # its pods wait for the lost nodes
+                    continue
+                return "busy"  # admitted: the JobSet/Job controllers, the scheduler and kwok are at work
+        return "waiting" if waiting else "idle"
+
+    def complete_pods(self, st: JobState) -> None:
+        super().complete_pods(st)
+        self.actions += 1
