@@ -37,7 +37,7 @@ SCENARIOS = {
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clock", choices=("virtual", "wall"), default="virtual", help="default virtual")
-    parser.add_argument("--quiet", type=float, default=0.8, help="virtual clock: wall seconds quiet = settled")
+    parser.add_argument("--quiet", type=float, default=1.2, help="virtual clock: wall seconds quiet = settled")
     parser.add_argument("--compression", type=float, default=1800.0, help="wall clock: simulated s per wall s")
     parser.add_argument("--only", action="append", choices=sorted(SCENARIOS), help="run only these scenarios")
     parser.add_argument("--days", type=float, default=DAYS, help="simulated days of the trace (default 7)")

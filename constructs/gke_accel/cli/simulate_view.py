@@ -49,7 +49,7 @@ def register(sub: Subcommands) -> None:
     p.add_argument("--clock", choices=CLOCKS, default="virtual",
                    help="virtual (default): jump from event to event, the control plane reacting in 0 simulated "
                    "seconds; wall: simulated time = wall time x --compression")
-    p.add_argument("--quiet", type=float, default=0.8, metavar="SECONDS",
+    p.add_argument("--quiet", type=float, default=1.2, metavar="SECONDS",
                    help="virtual clock: wall seconds without change before the control plane counts as settled")
     p.add_argument("--compression", type=float, default=3600.0, help="wall clock: simulated seconds per wall second")
     p.add_argument("--until", type=_duration, help="stop at this simulated time (default: all jobs finished)")

@@ -26,7 +26,7 @@ CLOCKS = ("virtual", "wall")
 class Options:
     policy: str = "cohort"
     clock: str = "virtual"  # virtual: event-driven (simulate/virtual.py); wall: compressed wall time
-    quiet: float = 0.8  # virtual: wall seconds without change before the control plane counts as settled
+    quiet: float = 1.2  # virtual: wall seconds without change before the control plane counts as settled
     compression: float = 3600.0  # wall: simulated seconds per wall second
     node_failures: float = 0.0  # per simulated day
     seed: int = 1

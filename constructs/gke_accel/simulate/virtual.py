@@ -58,7 +58,7 @@ def signature(workloads: Workloads, pods: Sequence[Obj]) -> tuple[Any, ...]:
 class VirtualRunner(Runner):
     kwok_completes = False
 
-    def __init__(self, api: Api, plan: EnvironmentPlan, jobs: Sequence[TraceJob], *, quiet: float = 0.8,
+    def __init__(self, api: Api, plan: EnvironmentPlan, jobs: Sequence[TraceJob], *, quiet: float = 1.2,
                  poll: float = 0.15, bound: float = 30.0, node_failures: float = 0.0, seed: int = 1,
                  until: float | None = None, on_tick: Callable[[float], None] | None = None,
                  clock: Callable[[], float] = time.monotonic,
