@@ -7,11 +7,14 @@ settled (``settle``) before the next jump. Every change it sees while settling (
 evicted, finished) is logged at the jump's simulated time: the control plane reacts in 0 simulated
 seconds, however loaded the machine.
 
-Settled: no admitted Workload is mid-chain (quota reserved but its pods not all Running, an eviction
-under way, pods terminating, a submitted job without its Workload yet, a pod Pending while no node is
-down) and, when something still may move on its own (a Workload waiting for quota that Kueue may now
-admit, a pod waiting for lost nodes), the signature of the Workloads and pods has not changed for
-``quiet`` wall seconds. A wait longer than ``bound`` ends anyway and is noted. The pods carry no
+Settled: nothing is mid-chain (a submitted job without its Workload or one Kueue has not yet tried, a
+Workload with quota reserved whose pods are not all Running or that is being evicted, pods terminating,
+a pod Pending while no node is down), and what may still move on its own has had ``quiet`` wall seconds:
+a Workload waiting for quota, since quota was last released (a Workload finished, evicted or gone:
+Kueue 0.17 retries the workloads it found inadmissible 1 s after such an event, ``requeueBatchPeriod``
+in pkg/cache/queue/inadmissible_workloads.go; a new Workload it tries at once and marks QuotaReserved
+False if it does not fit), and a pod waiting for lost nodes, since the last change of the signature of
+the Workloads and pods. A wait longer than ``bound`` ends anyway and is noted. The pods carry no
 ``gke-accel/run-seconds``: kwok leaves them Running (twin/stages.py) until the runner completes them.
 """
 
@@ -69,6 +72,8 @@ class VirtualRunner(Runner):
         self.timing = {"api": 0.0, "sleep": 0.0, "settle": 0.0, "settle_max": 0.0, "jumps": 0.0, "polls": 0.0,
                        "quiet_waits": 0.0, "bound_hits": 0.0}  # fmt: skip
         self.actions = 0  # pods the runner completed (each one a change the next poll must see)
+        self.holders: set[tuple[str, str]] = set()  # Workloads holding quota at the last poll
+        self.released = -float("inf")  # wall time at which a poll last saw quota released
 
     def run_seconds(self, job: TraceJob) -> float | None:
         return None  # no kwok timer: the runner ends each run at its simulated time
@@ -124,9 +129,15 @@ class VirtualRunner(Runner):
                 moved = True
             else:
                 moved = False
-            state = self.state(workloads, pods)
-            if not moved and (state == "idle" or (state == "waiting" and t - last_change >= self.quiet)):
-                self.timing["quiet_waits"] += state == "waiting"
+            holders = {k for k, w in workloads.items() if _cond(w, "QuotaReserved") and not _cond(w, "Finished")}
+            if self.holders - holders:
+                self.released = t
+            self.holders = holders
+            busy, queued, waiting = self.state(workloads, pods)
+            if not moved and not busy and (not queued or t - self.released >= self.quiet) and (
+                not waiting or t - last_change >= self.quiet
+            ):
+                self.timing["quiet_waits"] += t - start >= self.quiet
                 break
             if t - start >= self.bound:
                 self.timing["bound_hits"] += 1
@@ -138,32 +149,32 @@ class VirtualRunner(Runner):
         self.timing["settle"] += took
         self.timing["settle_max"] = max(self.timing["settle_max"], took)
 
-    def state(self, workloads: Workloads, pods: Sequence[Obj]) -> str:
-        """busy (a chain is under way), waiting (something may still move on its own), or idle."""
+    def state(self, workloads: Workloads, pods: Sequence[Obj]) -> tuple[bool, bool, bool]:
+        """(busy: a chain is under way; queued: a Workload waits for quota; waiting: pods wait for nodes)."""
         by_job: dict[str, list[Obj]] = {}
         for pod in pods:
             if "deletionTimestamp" in pod["metadata"]:
-                return "busy"  # pods going away: quota or nodes about to be freed
+                return True, False, False  # pods going away: quota or nodes about to be freed
             by_job.setdefault(pod["metadata"].get("labels", {}).get(JOB_LABEL, ""), []).append(pod)
-        waiting = False
+        queued = waiting = False
         for name, st in self.jobs.items():
             if not st.submitted or st.finished:
                 continue
             wl = workloads.get((st.sub.namespace, name))
-            if wl is None:
-                return "busy"  # Kueue has not made its Workload yet
+            if wl is None or _status(wl, "QuotaReserved")[0] == "":
+                return True, False, False  # Kueue has not made its Workload yet, or not tried it
             if _cond(wl, "QuotaReserved") is None:
-                waiting = True  # Kueue may admit it now (quota freed, or after a preemption)
+                queued = True  # Kueue may admit it once quota is released
                 continue
             if _cond(wl, "Evicted"):
-                return "busy"  # Kueue suspends the job, its pods go, then it releases the quota
+                return True, False, False  # Kueue suspends the job, its pods go, then it releases the quota
             mine = by_job.get(name, [])
             if sum(p.get("status", {}).get("phase") == "Running" for p in mine) < st.sub.pods:
                 if self.saved_nodes and any(_unschedulable(p) for p in mine):
                     waiting = True  # its pods wait for the lost nodes
                     continue
-                return "busy"  # admitted: the JobSet/Job controllers, the scheduler and kwok are at work
-        return "waiting" if waiting else "idle"
+                return True, False, False  # admitted: the JobSet/Job controllers, the scheduler, kwok at work
+        return False, queued, waiting
 
     def complete_pods(self, st: JobState) -> None:
         super().complete_pods(st)
