@@ -69,8 +69,11 @@ class VirtualRunner(Runner):
         super().__init__(api, plan, jobs, compression=1.0, tick=poll, node_failures=node_failures, seed=seed,
                          until=until, on_tick=on_tick)  # fmt: skip
         self.quiet, self.bound, self.clock, self.sleep = quiet, bound, clock, sleep
-        self.timing = {"api": 0.0, "sleep": 0.0, "settle": 0.0, "settle_max": 0.0, "jumps": 0.0, "polls": 0.0,
-                       "quiet_waits": 0.0, "bound_hits": 0.0}  # fmt: skip
+        # wall seconds: api (lists, patches, creates), sleep (between polls: chain = a chain under way,
+        # quiet = only the quiet period), settle (all of it); and counts
+        names = ("api", "sleep", "sleep_chain", "sleep_quiet", "settle", "settle_max", "jumps", "polls",
+                 "quiet_waits", "bound_hits")  # fmt: skip
+        self.timing = dict.fromkeys(names, 0.0)
         self.actions = 0  # pods the runner completed (each one a change the next poll must see)
         self.holders: set[tuple[str, str]] = set()  # Workloads holding quota at the last poll
         self.released = -float("inf")  # wall time at which a poll last saw quota released
@@ -144,7 +147,9 @@ class VirtualRunner(Runner):
                 break
             s = self.clock()
             self.sleep(self.tick)
-            self.timing["sleep"] += self.clock() - s
+            slept = self.clock() - s
+            self.timing["sleep"] += slept
+            self.timing["sleep_chain" if busy or moved else "sleep_quiet"] += slept
         took = self.clock() - start
         self.timing["settle"] += took
         self.timing["settle_max"] = max(self.timing["settle_max"], took)
