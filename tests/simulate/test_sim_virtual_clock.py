@@ -232,3 +232,20 @@ def test_a_plane_that_never_settles_is_left_after_the_bound_and_noted() -> None:
     result = r.run()
     assert result.timing["bound_hits"] >= 1 and any("had not settled after 30" in n for n in result.notes)
     assert clock.t >= 30.0
+
+
+def test_a_deleted_pod_kwok_leaves_running_is_marked_failed_after_the_stuck_time_as_a_kubelet_would() -> None:
+    plane = Plane()
+    patched: list[tuple[str, Obj]] = []
+    plane.patch_status = lambda path, body: patched.append((path, body))  # type: ignore[method-assign]
+    r, _ = runner(plane, "a,0,nlp,l4,1,1h,,\n")
+    meta = {"namespace": "nlp", "deletionTimestamp": "x"}
+    pod: Obj = {"metadata": {"name": "a-0", **meta}, "status": {"phase": "Running"}}
+    done: Obj = {"metadata": {"name": "a-1", **meta}, "status": {"phase": "Failed"}}
+    r.end_stuck([pod, done], 10.0)
+    r.end_stuck([pod, done], 12.9)
+    assert patched == []  # deleted 2.9 s ago: the kubelet (here nobody) may still report
+    r.end_stuck([pod, done], 13.0)
+    ((path, body),) = patched
+    assert path == "/api/v1/namespaces/nlp/pods/a-0" and body["status"]["phase"] == "Failed"
+    assert body["status"]["conditions"][0]["type"] == "DisruptionTarget" and r.timing["stuck_pods"] == 1

@@ -16,6 +16,12 @@ in pkg/cache/queue/inadmissible_workloads.go; a new Workload it tries at once an
 False if it does not fit), and a pod waiting for lost nodes, since the last change of the signature of
 the Workloads and pods. A wait longer than ``bound`` ends anyway and is noted. The pods carry no
 ``gke-accel/run-seconds``: kwok leaves them Running (twin/stages.py) until the runner completes them.
+
+The runner also stands in for the kubelet where kwok does not: a pod deleted while Running (by the
+JobSet controller restarting a JobSet, e.g. after its exclusive placement put two slices' leaders on one
+pool) keeps the Job controller's ``batch.kubernetes.io/job-tracking`` finalizer until its phase is
+terminal, which kwok's pod-delete stage never sets; after ``STUCK`` wall seconds the runner marks it
+Failed (with a DisruptionTarget condition, as for a lost node: the JobSet restarts it free), noted.
 """
 
 from __future__ import annotations
@@ -25,11 +31,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gke_accel.model import EnvironmentPlan
-from gke_accel.simulate.api import Api
+from gke_accel.simulate.api import Api, ApiError
 from gke_accel.simulate.objects import JOB_LABEL
 from gke_accel.simulate.runner import JobState, Runner, RunResult, _cond
 from gke_accel.simulate.trace import TraceJob
 
+STUCK = 3.0  # wall seconds a deleted pod may stay Running before the runner ends it (kubelet stand-in)
 EPS = 1e-6  # simulated seconds: a run due at run_start + remaining is due despite float rounding
 CONDITIONS = ("QuotaReserved", "Admitted", "Evicted", "Finished")
 Obj = dict[str, Any]
@@ -72,11 +79,12 @@ class VirtualRunner(Runner):
         # wall seconds: api (lists, patches, creates), sleep (between polls: chain = a chain under way,
         # quiet = only the quiet period), settle (all of it); and counts
         names = ("api", "sleep", "sleep_chain", "sleep_quiet", "settle", "settle_max", "jumps", "polls",
-                 "quiet_waits", "bound_hits")  # fmt: skip
+                 "quiet_waits", "bound_hits", "stuck_pods")  # fmt: skip
         self.timing = dict.fromkeys(names, 0.0)
         self.actions = 0  # pods the runner completed (each one a change the next poll must see)
         self.holders: set[tuple[str, str]] = set()  # Workloads holding quota at the last poll
         self.released = -float("inf")  # wall time at which a poll last saw quota released
+        self.deleting: dict[str, float] = {}  # pod (namespace/name) -> wall time first seen deleted, not ended
 
     def run_seconds(self, job: TraceJob) -> float | None:
         return None  # no kwok timer: the runner ends each run at its simulated time
@@ -106,6 +114,9 @@ class VirtualRunner(Runner):
             if now >= self.until or all(s.finished for s in self.jobs.values()):
                 break
             now = self.next_event(now)
+        if self.timing["stuck_pods"]:
+            self.notes.append(f"{int(self.timing['stuck_pods'])} deleted pods stayed Running {STUCK:g} s (kwok sets "
+                              "no terminal phase): the runner marked them Failed, as a kubelet would")  # fmt: skip
         hits = int(self.timing["bound_hits"])
         if hits:
             self.notes.append(f"the control plane had not settled after {self.bound:g} wall seconds at {hits} of "
@@ -136,6 +147,7 @@ class VirtualRunner(Runner):
             if self.holders - holders:
                 self.released = t
             self.holders = holders
+            self.end_stuck(pods, t)
             busy, queued, waiting = self.state(workloads, pods)
             if not moved and not busy and (not queued or t - self.released >= self.quiet) and (
                 not waiting or t - last_change >= self.quiet
@@ -180,6 +192,28 @@ class VirtualRunner(Runner):
                     continue
                 return True, False, False  # admitted: the JobSet/Job controllers, the scheduler, kwok at work
         return False, queued, waiting
+
+    def end_stuck(self, pods: Sequence[Obj], t: float) -> None:
+        """Mark Failed the pods deleted at least ``STUCK`` wall seconds ago whose phase is not terminal."""
+        seen: dict[str, float] = {}
+        for pod in pods:
+            meta = pod["metadata"]
+            if "deletionTimestamp" not in meta or pod.get("status", {}).get("phase") in ("Succeeded", "Failed"):
+                continue
+            key = f"{meta.get('namespace', '')}/{meta['name']}"
+            seen[key] = self.deleting.get(key, t)
+            if t - seen[key] < STUCK:
+                continue
+            condition = {"type": "DisruptionTarget", "status": "True", "reason": "TerminationByKubelet",
+                         "message": "the runner ended a deleted pod kwok left running"}  # fmt: skip
+            try:
+                self.api.patch_status(f"/api/v1/namespaces/{meta.get('namespace', '')}/pods/{meta['name']}",
+                                      {"status": {"phase": "Failed", "conditions": [condition]}})  # fmt: skip
+                self.timing["stuck_pods"] += 1
+            except ApiError as err:
+                self.notes.append(f"{key}: ending a deleted pod: {err}")
+            seen.pop(key)
+        self.deleting = seen
 
     def complete_pods(self, st: JobState) -> None:
         super().complete_pods(st)
