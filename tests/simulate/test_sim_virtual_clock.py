@@ -143,7 +143,7 @@ def runner(plane: Plane, trace: str, quiet: float = 0.8, until: float | None = N
     clock = Clock()
     jobs = parse_trace("name,submit,team,accelerator,chips,duration,priority,checkpoint\n" + trace, "t.csv")
     r = VirtualRunner(plane, plan, jobs, quiet=quiet, poll=0.1, bound=30.0, until=until,  # type: ignore[arg-type]
-                      clock=clock, sleep=clock.sleep)  # fmt: skip
+                      clock=clock, epoch=clock, sleep=clock.sleep)  # fmt: skip
     return r, clock
 
 
@@ -249,3 +249,14 @@ def test_a_deleted_pod_kwok_leaves_running_is_marked_failed_after_the_stuck_time
     ((path, body),) = patched
     assert path == "/api/v1/namespaces/nlp/pods/a-0" and body["status"]["phase"] == "Failed"
     assert body["status"]["conditions"][0]["type"] == "DisruptionTarget" and r.timing["stuck_pods"] == 1
+
+
+def test_each_jump_starts_in_a_new_wall_second_so_kueues_whole_second_timestamps_keep_simulated_order() -> None:
+    plane = Plane(capacity=1)
+    r, clock = runner(plane, "a,0,nlp,l4,1,1h,,\nb,10m,nlp,l4,1,1h,,\nc,20m,nlp,l4,1,1h,,\n")
+    created: list[float] = []
+    create = plane.create
+    plane.create = lambda obj: (created.append(clock.t), create(obj))[1]  # type: ignore[method-assign]
+    r.run()
+    seconds = [int(t) for t in created]
+    assert seconds == sorted(set(seconds)) and len(seconds) == 3  # b and c: creationTimestamps a second apart

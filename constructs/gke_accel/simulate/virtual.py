@@ -17,6 +17,11 @@ False if it does not fit), and a pod waiting for lost nodes, since the last chan
 the Workloads and pods. A wait longer than ``bound`` ends anyway and is noted. The pods carry no
 ``gke-accel/run-seconds``: kwok leaves them Running (twin/stages.py) until the runner completes them.
 
+Kueue orders by the API's timestamps, which have whole seconds: pending workloads of one priority by
+creationTimestamp, ties broken by UID (pkg/cache/queue/cluster_queue.go), and preemption candidates by
+admission time. Two jumps in one wall second would make hours of simulated time a tie, broken at random;
+so each jump starts in a wall second after the one in which the previous settle ended.
+
 The runner also stands in for the kubelet where kwok does not: a pod deleted while Running (by the
 JobSet controller restarting a JobSet, e.g. after its exclusive placement put two slices' leaders on one
 pool) keeps the Job controller's ``batch.kubernetes.io/job-tracking`` finalizer until its phase is
@@ -26,6 +31,7 @@ Failed (with a DisruptionTarget condition, as for a lost node: the JobSet restar
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -71,15 +77,15 @@ class VirtualRunner(Runner):
     def __init__(self, api: Api, plan: EnvironmentPlan, jobs: Sequence[TraceJob], *, quiet: float = 1.2,
                  poll: float = 0.15, bound: float = 30.0, node_failures: float = 0.0, seed: int = 1,
                  until: float | None = None, on_tick: Callable[[float], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic,
+                 clock: Callable[[], float] = time.monotonic, epoch: Callable[[], float] = time.time,
                  sleep: Callable[[float], None] = time.sleep) -> None:  # fmt: skip
         super().__init__(api, plan, jobs, compression=1.0, tick=poll, node_failures=node_failures, seed=seed,
                          until=until, on_tick=on_tick)  # fmt: skip
-        self.quiet, self.bound, self.clock, self.sleep = quiet, bound, clock, sleep
+        self.quiet, self.bound, self.clock, self.epoch, self.sleep = quiet, bound, clock, epoch, sleep
         # wall seconds: api (lists, patches, creates), sleep (between polls: chain = a chain under way,
         # quiet = only the quiet period), settle (all of it); and counts
         names = ("api", "sleep", "sleep_chain", "sleep_quiet", "settle", "settle_max", "jumps", "polls",
-                 "quiet_waits", "bound_hits", "stuck_pods")  # fmt: skip
+                 "quiet_waits", "bound_hits", "stuck_pods", "sleep_second")  # fmt: skip
         self.timing = dict.fromkeys(names, 0.0)
         self.actions = 0  # pods the runner completed (each one a change the next poll must see)
         self.holders: set[tuple[str, str]] = set()  # Workloads holding quota at the last poll
@@ -105,12 +111,18 @@ class VirtualRunner(Runner):
     def run(self) -> RunResult:
         t0 = self.clock()
         now = 0.0
+        second = -1  # the wall second (API timestamp) in which the previous settle ended
         while True:
+            wait = second + 1 - self.epoch()
+            if wait > 0:
+                self.sleep(wait)
+                self.timing["sleep_second"] += wait
             a = self.clock()
             self.apply(now)
             self.timing["api"] += self.clock() - a
             self.timing["jumps"] += 1
             self.settle(now)
+            second = math.floor(self.epoch())
             if now >= self.until or all(s.finished for s in self.jobs.values()):
                 break
             now = self.next_event(now)
