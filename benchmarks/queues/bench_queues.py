@@ -36,7 +36,9 @@ SCENARIOS = {
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--compression", type=float, default=1800.0, help="simulated seconds per wall second")
+    parser.add_argument("--clock", choices=("virtual", "wall"), default="virtual", help="default virtual")
+    parser.add_argument("--quiet", type=float, default=1.2, help="virtual clock: wall seconds quiet = settled")
+    parser.add_argument("--compression", type=float, default=1800.0, help="wall clock: simulated s per wall s")
     parser.add_argument("--only", action="append", choices=sorted(SCENARIOS), help="run only these scenarios")
     parser.add_argument("--days", type=float, default=DAYS, help="simulated days of the trace (default 7)")
     parser.add_argument("--out", type=Path, default=HERE / "results")
@@ -52,11 +54,13 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.only or list(SCENARIOS):
         config_dir, policy, rate = SCENARIOS[name]
         started = time.monotonic()
-        out = simulate("staging", jobs, Options(policy=policy, compression=args.compression, node_failures=rate,
-                                                seed=SEED, until=days * 86400),
+        opts = Options(policy=policy, clock=args.clock, quiet=args.quiet, compression=args.compression,
+                       node_failures=rate, seed=SEED, until=days * 86400)
+        out = simulate("staging", jobs, opts,
                        config_dir=config_dir, on_step=lambda s, n=name: print(f"  {n}: {s}", flush=True))  # fmt: skip
         header = {**out.header, "scenario": name, "config": str(config_dir.relative_to(REPO)),
-                  "total_wall_seconds": round(time.monotonic() - started, 1)}  # fmt: skip
+                  "total_wall_seconds": round(time.monotonic() - started, 1),
+                  "timing": {k: round(v, 1) for k, v in out.run.timing.items()}, "notes": out.run.notes}  # fmt: skip
         (args.out / f"{name}.json").write_text(report.as_json(out.metrics, header))
         (args.out / f"{name}.events.jsonl").write_text(events.dump(out.run.events))
         report.plot(out.metrics, args.out / f"{name}.png", f"staging {name}: {len(jobs)} jobs, seed {SEED}")

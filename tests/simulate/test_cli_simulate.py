@@ -45,6 +45,8 @@ def test_dry_run_checks_and_saves_a_generated_trace(tmp_path: Path, capsys: pyte
 def test_bad_flags_and_files_are_one_error_each(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--env", "staging", "--config-dir", CONFIG, "--generate", "--compression", "0"]) == 2
     assert "--compression: must be above 0" in capsys.readouterr().err
+    assert main(["simulate", "--env", "staging", "--config-dir", CONFIG, "--generate", "--quiet", "0"]) == 2
+    assert "--quiet: must be above 0" in capsys.readouterr().err
     assert main(["simulate", "--env", "nowhere", "--config-dir", CONFIG, "--generate"]) == 2
     assert "--env: 'nowhere': no " in capsys.readouterr().err
     assert main(["simulate", "--env", "staging", "--config-dir", CONFIG, "--trace", str(tmp_path / "none.csv")]) == 2
@@ -67,6 +69,10 @@ def test_a_trace_job_becomes_the_suspended_jobset_workload_new_makes_with_its_ru
     pod = obj["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
     assert pod["metadata"]["annotations"][RUN_SECONDS] == "2.000"
     assert pod["spec"]["containers"][0]["resources"]["limits"]["google.com/tpu"] == "4"
+    # the virtual clock: no run time for kwok's stage (twin/stages.py leaves the pod Running); 2 pods
+    virtual = submission(plan, TraceJob(name="a", submit=0, team="nlp", accelerator="v5e", duration=7200), None)
+    template = virtual.objects[0]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    assert RUN_SECONDS not in template["metadata"].get("annotations", {}) and virtual.pods == 2
 
 
 def test_without_the_twin_binaries_it_says_what_to_build_in_one_line(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """``gke-accel simulate --env E (--trace FILE | --generate)``: a trace of jobs through the environment's
-twin (real Kueue and JobSet on a local control plane) in compressed time, and what the queues made of it.
+twin (real Kueue and JobSet on a local control plane), on an event-driven clock (or compressed wall time,
+``--clock wall``), and what the queues made of it.
 The trace format and the metrics: docs/simulate.md."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from gke_accel.model import ConfigError, ConfigIssue, load_environment
 from gke_accel.simulate import events, generate, report, trace
 from gke_accel.simulate.objects import check_trace
 from gke_accel.simulate.policy import POLICIES
-from gke_accel.simulate.session import Options, simulate
+from gke_accel.simulate.session import CLOCKS, Options, simulate
 from gke_accel.twin import TwinError
 
 
@@ -30,8 +31,10 @@ def register(sub: Subcommands) -> None:
         "gke-accel simulate --env staging --trace jobs.csv",
         "gke-accel simulate --env staging --generate --seed 7 --days 7 --policy static --json",
         "gke-accel simulate --env staging --generate --save-trace week.csv --dry-run",
+        "gke-accel simulate --env staging --trace jobs.csv --clock wall --compression 300",
         details="Starts the twin (etcd, kube-apiserver, scheduler, kwok nodes, Kueue, JobSet), submits each job "
-        "at its time (compressed), and reports utilization, waits, borrowing and lost work. docs/simulate.md.",
+        "at its time (the virtual clock jumps from event to event once the control plane has settled; --clock "
+        "wall: compressed wall time), and reports utilization, waits, borrowing and lost work. docs/simulate.md.",
     )  # fmt: skip
     p.add_argument("--env", required=True, help="environment name (config/<env>.yaml)")
     p.add_argument("--config-dir", default="config", help="folder with <env>.yaml files (default: config)")
@@ -43,7 +46,12 @@ def register(sub: Subcommands) -> None:
     p.add_argument("--load", type=float, default=0.9, help="--generate: offered work / capacity (default 0.9)")
     p.add_argument("--policy", choices=POLICIES, default="cohort", help="cohort (as configured) or static")
     p.add_argument("--node-failures", type=float, default=0.0, metavar="RATE", help="node losses per simulated day")
-    p.add_argument("--compression", type=float, default=3600.0, help="simulated seconds per wall second")
+    p.add_argument("--clock", choices=CLOCKS, default="virtual",
+                   help="virtual (default): jump from event to event, the control plane reacting in 0 simulated "
+                   "seconds; wall: simulated time = wall time x --compression")
+    p.add_argument("--quiet", type=float, default=1.2, metavar="SECONDS",
+                   help="virtual clock: wall seconds without change before the control plane counts as settled")
+    p.add_argument("--compression", type=float, default=3600.0, help="wall clock: simulated seconds per wall second")
     p.add_argument("--until", type=_duration, help="stop at this simulated time (default: all jobs finished)")
     p.add_argument("--json", action="store_true", help="the report as JSON")
     p.add_argument("--plot", type=Path, help="write a PNG: utilization and queue depth over time")
@@ -58,7 +66,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise ConfigError([ConfigIssue("--env", f"{args.env!r}: no {path}", "an environment of --config-dir")])
     problems = [f"{flag} {value}: must be above 0" for flag, value in (("--compression", args.compression),
-                ("--days", args.days), ("--load", args.load)) if value <= 0]  # fmt: skip
+                ("--days", args.days), ("--load", args.load), ("--quiet", args.quiet)) if value <= 0]  # fmt: skip
     if args.node_failures < 0:
         problems.append(f"--node-failures {args.node_failures}: must be 0 or more")
     if problems:
@@ -76,7 +84,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.dry_run:
         print(f"{source}: {len(jobs)} jobs, valid for {args.env}")
         return EXIT_OK
-    opts = Options(policy=args.policy, compression=args.compression, node_failures=args.node_failures,
+    opts = Options(policy=args.policy, clock=args.clock, quiet=args.quiet, compression=args.compression,
+                   node_failures=args.node_failures,
                    seed=args.seed, until=args.until if args.until is not None else
                    (args.days * 86400 if args.generate else None))  # fmt: skip
     try:

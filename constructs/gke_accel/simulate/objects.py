@@ -1,6 +1,7 @@
 """A trace job as the objects ``gke-accel workload new`` makes for it (same pool choice, requests, queue
-label, priority class, checkpoint bucket), suspended for Kueue, with the pod annotation the twin's kwok
-stage reads to complete the pods (``gke-accel/run-seconds``, wall seconds after Running)."""
+label, priority class, checkpoint bucket), suspended for Kueue. For the wall clock the pods carry the
+annotation the twin's kwok stage reads to complete them (``gke-accel/run-seconds``, wall seconds after
+Running); for the virtual clock they carry none (kwok leaves them Running: the runner completes them)."""
 
 from __future__ import annotations
 
@@ -28,12 +29,20 @@ class Submission:
     chips: int  # accelerators the whole job holds when it runs
     resource: str  # google.com/tpu | nvidia.com/gpu
     objects: tuple[Obj, ...]
+    pods: int = 1  # pods of the whole job when it runs
 
 
 def _pod_templates(obj: Obj) -> list[Obj]:
     if obj["kind"] == "JobSet":
         return [rj["template"]["spec"]["template"] for rj in obj["spec"]["replicatedJobs"]]
     return [obj["spec"]["template"]]
+
+
+def _pods(obj: Obj) -> int:
+    if obj["kind"] == "JobSet":
+        return sum(rj["replicas"] * rj["template"]["spec"].get("parallelism", 1)
+                   for rj in obj["spec"]["replicatedJobs"])  # fmt: skip
+    return int(obj["spec"].get("parallelism", 1))
 
 
 def _held(obj: Obj) -> tuple[int, str]:
@@ -52,9 +61,9 @@ def _held(obj: Obj) -> tuple[int, str]:
     return total, name
 
 
-def submission(plan: EnvironmentPlan, job: TraceJob, run_seconds: float) -> Submission:
-    """The objects for ``job``; raises ConfigError (from ``workload new``'s checks) when the environment
-    cannot run it."""
+def submission(plan: EnvironmentPlan, job: TraceJob, run_seconds: float | None) -> Submission:
+    """The objects for ``job``, their pods annotated to complete after ``run_seconds`` wall seconds (None:
+    not annotated); raises ConfigError (from ``workload new``'s checks) when the environment cannot run it."""
     req = WorkloadRequest(
         name=job.name, team=job.team, kind=job.kind,  # type: ignore[arg-type]
         accelerator=job.accelerator, image=IMAGE, chips=job.chips, priority=job.priority,
@@ -65,10 +74,12 @@ def submission(plan: EnvironmentPlan, job: TraceJob, run_seconds: float) -> Subm
         obj["spec"]["suspend"] = True  # Kueue unsuspends it on admission
         for template in _pod_templates(obj):
             meta = template.setdefault("metadata", {})
-            meta.setdefault("annotations", {})[RUN_SECONDS] = f"{max(run_seconds, 0.001):.3f}"
+            if run_seconds is not None:
+                meta.setdefault("annotations", {})[RUN_SECONDS] = f"{max(run_seconds, 0.001):.3f}"
             meta.setdefault("labels", {})[JOB_LABEL] = job.name
     chips, resource = _held(objects[0])
-    return Submission(job, objects[0]["metadata"]["namespace"], objects[0]["kind"], chips, resource, tuple(objects))
+    return Submission(job, objects[0]["metadata"]["namespace"], objects[0]["kind"], chips, resource, tuple(objects),
+                      _pods(objects[0]))  # fmt: skip
 
 
 def check_trace(plan: EnvironmentPlan, jobs: Iterable[TraceJob], source: str) -> None:

@@ -1,5 +1,6 @@
 """The runner: a trace through a running twin in compressed time (``compression`` simulated seconds per
-wall second), recording an event log (``events``).
+wall second), recording an event log (``events``). ``--clock wall``; the default, the event-driven
+clock, is ``virtual.VirtualRunner``, which reuses this class's following and work accounting.
 
 Each job is submitted at its time as ``workload new`` makes it (``objects.submission``), its pods
 annotated to complete after duration / compression wall seconds. Every ``tick`` the runner lists the
@@ -52,6 +53,7 @@ class RunResult:
     wall: float
     ticks: int
     notes: list[str] = field(default_factory=list)
+    timing: dict[str, float] = field(default_factory=dict)  # wall seconds by what they went to (virtual clock)
 
 
 def _cond(obj: Obj, kind: str) -> dict[str, str] | None:
@@ -75,11 +77,13 @@ def apply_policy(api: Api, policy: str) -> int:
 
 
 class Runner:
+    kwok_completes = True  # kwok's stage ends a first run (the pods carry its run time)
+
     def __init__(self, api: Api, plan: EnvironmentPlan, jobs: Sequence[TraceJob], *, compression: float,
                  tick: float = 0.25, node_failures: float = 0.0, seed: int = 1,
                  until: float | None = None, on_tick: Callable[[float], None] | None = None) -> None:  # fmt: skip
         self.api, self.plan, self.k, self.tick = api, plan, compression, tick
-        self.jobs = {j.name: JobState(submission(plan, j, j.duration / compression)) for j in jobs}
+        self.jobs = {j.name: JobState(submission(plan, j, self.run_seconds(j))) for j in jobs}
         self.events: list[Event] = []
         last = max((j.submit + j.duration for j in jobs), default=0.0)
         self.until = until if until is not None else 3 * last + 3600
@@ -90,6 +94,10 @@ class Runner:
         self.on_tick = on_tick
         self.notes: list[str] = []
         self.late: set[str] = set()  # first runs kwok's stage had not ended in time (see ``grace``)
+
+    def run_seconds(self, job: TraceJob) -> float | None:
+        """The pods' ``gke-accel/run-seconds`` (wall seconds for kwok's stage)."""
+        return job.duration / self.k
 
     def log(self, t: float, st: JobState, kind: str, **kw: Any) -> None:
         self.events.append(Event(t, st.sub.job.name, st.sub.job.team, kind, **kw))
@@ -113,6 +121,11 @@ class Runner:
 
     # ---- one poll ----------------------------------------------------------------------------------
     def step(self, now: float) -> None:
+        self.apply(now)
+        self.observe(now)
+
+    def apply(self, now: float) -> None:
+        """What the trace and the failure schedule do by ``now``: submissions, node losses, repairs."""
         for st in self.jobs.values():
             if not st.submitted and st.sub.job.submit <= now:
                 for obj in st.sub.objects:
@@ -124,12 +137,16 @@ class Runner:
         for due, names in [r for r in self.repairs if r[0] <= now]:
             failures.restore_nodes(self.api, self.saved_nodes, names)
             self.repairs.remove((due, names))
+
+    def observe(self, now: float) -> tuple[dict[tuple[str, str], Obj], list[Obj]]:
+        """One poll: the Workloads (by namespace and owner name) and the trace's pods, each job followed."""
         workloads = {}
         for wl in self.api.items(f"{KUEUE}/workloads"):
             for ref in wl["metadata"].get("ownerReferences", []):
                 workloads[(wl["metadata"]["namespace"], ref["name"])] = wl
         running: dict[str, int] = {}
-        for pod in self.api.items(f"/api/v1/pods?labelSelector={JOB_LABEL}"):
+        pods = self.api.items(f"/api/v1/pods?labelSelector={JOB_LABEL}")
+        for pod in pods:
             if pod["status"].get("phase") == "Running" and "deletionTimestamp" not in pod["metadata"]:
                 name = pod["metadata"]["labels"][JOB_LABEL]
                 if name not in self.jobs:
@@ -138,6 +155,7 @@ class Runner:
         for name, st in self.jobs.items():
             if st.submitted and not st.finished:
                 self.follow(now, st, workloads.get((st.sub.namespace, name)), running.get(name, 0))
+        return workloads, pods
 
     def follow(self, now: float, st: JobState, wl: Obj | None, chips: int) -> None:
         if wl is not None and _cond(wl, "Finished"):
@@ -165,8 +183,12 @@ class Runner:
             self.log(now, st, "running", flavor=st.flavor, chips=chips)
         if chips == st.sub.chips and st.run_start is None and st.admitted:
             st.run_start = now
-        if st.run_start is not None and st.saved + now - st.run_start >= st.sub.job.duration + self.grace(st):
+        if self.due(st, now):
             self.complete_pods(st)
+
+    def due(self, st: JobState, now: float) -> bool:
+        """The current run has done the job's remaining work (plus ``grace``) by ``now``."""
+        return st.run_start is not None and st.saved + now - st.run_start >= st.sub.job.duration + self.grace(st)
 
     def grace(self, st: JobState) -> float:
         """How long past a job's due time the runner waits for kwok's stage before it completes the pods
@@ -202,7 +224,7 @@ class Runner:
         ):
             if pod["status"].get("phase") != "Running":
                 continue
-            if not st.restarted:
+            if not st.restarted and self.kwok_completes:
                 self.late.add(st.sub.job.name)
             statuses = [{"name": c["name"], "image": c["image"], "ready": False, "restartCount": 0,
                          "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}

@@ -16,17 +16,22 @@ from gke_accel.simulate.api import Api
 from gke_accel.simulate.policy import flavor_capacity, nominal_quotas
 from gke_accel.simulate.runner import KUEUE, Runner, RunResult, apply_policy
 from gke_accel.simulate.trace import TraceJob
+from gke_accel.simulate.virtual import VirtualRunner
 from gke_accel.workloads.lint.team import teams_by_namespace
+
+CLOCKS = ("virtual", "wall")
 
 
 @dataclass(frozen=True)
 class Options:
     policy: str = "cohort"
-    compression: float = 3600.0  # simulated seconds per wall second
+    clock: str = "virtual"  # virtual: event-driven (simulate/virtual.py); wall: compressed wall time
+    quiet: float = 1.2  # virtual: wall seconds without change before the control plane counts as settled
+    compression: float = 3600.0  # wall: simulated seconds per wall second
     node_failures: float = 0.0  # per simulated day
     seed: int = 1
     until: float | None = None  # simulated seconds; default: until every job finished
-    tick: float = 0.25  # wall seconds between polls
+    tick: float = 0.25  # wall: wall seconds between polls (virtual: 0.15 while settling)
 
 
 @dataclass
@@ -73,11 +78,17 @@ def simulate(
         nominal = nominal_quotas(cqs, team_of)
         capacity, resource_of = flavor_capacity(api.items(f"{KUEUE}/resourceflavors"), api.items("/api/v1/nodes"))
         startup = time.monotonic() - started
-        on_step(f"running {len(jobs)} jobs at {opts.compression:g} simulated seconds per second")
-        runner = Runner(
-            api, plan, jobs, compression=opts.compression, tick=opts.tick,
-            node_failures=opts.node_failures, seed=opts.seed, until=opts.until, on_tick=on_tick,
-        )  # fmt: skip
+        runner: Runner
+        if opts.clock == "wall":
+            on_step(f"running {len(jobs)} jobs at {opts.compression:g} simulated seconds per second")
+            runner = Runner(
+                api, plan, jobs, compression=opts.compression, tick=opts.tick,
+                node_failures=opts.node_failures, seed=opts.seed, until=opts.until, on_tick=on_tick,
+            )  # fmt: skip
+        else:
+            on_step(f"running {len(jobs)} jobs on the virtual clock (settled after {opts.quiet:g} s quiet)")
+            runner = VirtualRunner(api, plan, jobs, quiet=opts.quiet, node_failures=opts.node_failures,
+                                   seed=opts.seed, until=opts.until, on_tick=on_tick)  # fmt: skip
         result = runner.run()
         horizon = opts.until if opts.until is not None else result.until
         m = metrics.compute(result.events, horizon=horizon, capacity=capacity, resource_of=resource_of,
@@ -85,7 +96,8 @@ def simulate(
         api.close()
     finally:
         twin.stop()
-    header = {"environment": env, "policy": opts.policy, "jobs": len(jobs), "compression": opts.compression,
+    clock = {"compression": opts.compression} if opts.clock == "wall" else {"quiet_seconds": opts.quiet}
+    header = {"environment": env, "policy": opts.policy, "jobs": len(jobs), "clock": opts.clock, **clock,
               "node_failures_per_day": opts.node_failures, "seed": opts.seed,
               "wall_seconds": round(result.wall, 1), "startup_seconds": round(startup, 1)}  # fmt: skip
     return Outcome(m, result, header, capacity, nominal, cqs, startup)

@@ -1,0 +1,232 @@
+"""The event-driven (virtual) clock, ``gke-accel simulate``'s default: simulated time does not follow
+wall time. The runner jumps from one event to the next (``next_event``: the next submission, the next
+end of a run = its start + the job's remaining work, the next node loss or repair, the horizon), applies
+what happens then (creates the job's objects; completes the pods of a run that has done its work, phase
+Succeeded, as kwok's stage would; deletes or restores nodes), and waits until the control plane has
+settled (``settle``) before the next jump. Every change it sees while settling (admitted, running,
+evicted, finished) is logged at the jump's simulated time: the control plane reacts in 0 simulated
+seconds, however loaded the machine.
+
+Settled: nothing is mid-chain (a submitted job without its Workload or one Kueue has not yet tried, a
+Workload with quota reserved whose pods are not all Running or that is being evicted, pods terminating,
+a pod Pending while no node is down), and what may still move on its own has had ``quiet`` wall seconds:
+a Workload waiting for quota, since quota was last released (a Workload finished, evicted or gone:
+Kueue 0.17 retries the workloads it found inadmissible 1 s after such an event, ``requeueBatchPeriod``
+in pkg/cache/queue/inadmissible_workloads.go; a new Workload it tries at once and marks QuotaReserved
+False if it does not fit), and a pod waiting for lost nodes, since the last change of the signature of
+the Workloads and pods. A wait longer than ``bound`` ends anyway and is noted. The pods carry no
+``gke-accel/run-seconds``: kwok leaves them Running (twin/stages.py) until the runner completes them.
+
+Kueue orders by the API's timestamps, which have whole seconds: pending workloads of one priority by
+creationTimestamp, ties broken by UID (pkg/cache/queue/cluster_queue.go), and preemption candidates by
+admission time. Two jumps in one wall second would make hours of simulated time a tie, broken at random;
+so each jump starts in a wall second after the one in which the previous settle ended.
+
+The runner also stands in for the kubelet where kwok does not: a pod deleted while Running (by the
+JobSet controller restarting a JobSet, e.g. after its exclusive placement put two slices' leaders on one
+pool) keeps the Job controller's ``batch.kubernetes.io/job-tracking`` finalizer until its phase is
+terminal, which kwok's pod-delete stage never sets; after ``STUCK`` wall seconds the runner marks it
+Failed (with a DisruptionTarget condition, as for a lost node: the JobSet restarts it free), noted.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from gke_accel.model import EnvironmentPlan
+from gke_accel.simulate.api import Api, ApiError
+from gke_accel.simulate.objects import JOB_LABEL
+from gke_accel.simulate.runner import JobState, Runner, RunResult, _cond
+from gke_accel.simulate.trace import TraceJob
+
+STUCK = 3.0  # wall seconds a deleted pod may stay Running before the runner ends it (kubelet stand-in)
+EPS = 1e-6  # simulated seconds: a run due at run_start + remaining is due despite float rounding
+CONDITIONS = ("QuotaReserved", "Admitted", "Evicted", "Finished")
+Obj = dict[str, Any]
+Workloads = dict[tuple[str, str], Obj]
+
+
+def _status(obj: Obj, kind: str) -> tuple[str, str]:
+    for c in obj.get("status", {}).get("conditions", []) or []:
+        if c.get("type") == kind:
+            return str(c.get("status", "")), str(c.get("reason", ""))
+    return "", ""
+
+
+def _unschedulable(pod: Obj) -> bool:
+    return any(c.get("type") == "PodScheduled" and c.get("status") == "False" and c.get("reason") == "Unschedulable"
+               for c in pod.get("status", {}).get("conditions", []) or [])  # fmt: skip
+
+
+def signature(workloads: Workloads, pods: Sequence[Obj]) -> tuple[Any, ...]:
+    """What a poll saw that the control plane changes: each Workload's admission, eviction and finish
+    conditions, each pod's phase, node, deletion and schedulability."""
+    wl = sorted((key, tuple(_status(w, c) for c in CONDITIONS)) for key, w in workloads.items())
+    ps = sorted((p["metadata"].get("namespace", ""), p["metadata"]["name"], p.get("status", {}).get("phase", ""),
+                 p.get("spec", {}).get("nodeName", ""), "deletionTimestamp" in p["metadata"], _unschedulable(p))
+                for p in pods)  # fmt: skip
+    return tuple(wl), tuple(ps)
+
+
+class VirtualRunner(Runner):
+    kwok_completes = False
+
+    def __init__(self, api: Api, plan: EnvironmentPlan, jobs: Sequence[TraceJob], *, quiet: float = 1.2,
+                 poll: float = 0.15, bound: float = 30.0, node_failures: float = 0.0, seed: int = 1,
+                 until: float | None = None, on_tick: Callable[[float], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic, epoch: Callable[[], float] = time.time,
+                 sleep: Callable[[float], None] = time.sleep) -> None:  # fmt: skip
+        super().__init__(api, plan, jobs, compression=1.0, tick=poll, node_failures=node_failures, seed=seed,
+                         until=until, on_tick=on_tick)  # fmt: skip
+        self.quiet, self.bound, self.clock, self.epoch, self.sleep = quiet, bound, clock, epoch, sleep
+        # wall seconds: api (lists, patches, creates), sleep (between polls: chain = a chain under way,
+        # quiet = only the quiet period), settle (all of it); and counts
+        names = ("api", "sleep", "sleep_chain", "sleep_quiet", "settle", "settle_max", "jumps", "polls",
+                 "quiet_waits", "bound_hits", "stuck_pods", "sleep_second")  # fmt: skip
+        self.timing = dict.fromkeys(names, 0.0)
+        self.actions = 0  # pods the runner completed (each one a change the next poll must see)
+        self.holders: set[tuple[str, str]] = set()  # Workloads holding quota at the last poll
+        self.released = -float("inf")  # wall time at which a poll last saw quota released
+        self.deleting: dict[str, float] = {}  # pod (namespace/name) -> wall time first seen deleted, not ended
+
+    def run_seconds(self, job: TraceJob) -> float | None:
+        return None  # no kwok timer: the runner ends each run at its simulated time
+
+    def grace(self, st: JobState) -> float:
+        return -EPS
+
+    def next_event(self, now: float) -> float:
+        """The simulated time of the next thing that happens after ``now`` (at most the horizon)."""
+        times = [self.until]
+        times += [st.sub.job.submit for st in self.jobs.values() if not st.submitted]
+        times += [st.run_start + st.sub.job.duration - st.saved for st in self.jobs.values()
+                  if st.run_start is not None and not st.finished]  # fmt: skip
+        times += [f.t for f in self.failures[:1]] + [due for due, _ in self.repairs]
+        later = [t for t in times if t > now + EPS]
+        return min(later) if later else max(now, self.until)
+
+    def run(self) -> RunResult:
+        t0 = self.clock()
+        now = 0.0
+        second = -1  # the wall second (API timestamp) in which the previous settle ended
+        while True:
+            wait = second + 1 - self.epoch()
+            if wait > 0:
+                self.sleep(wait)
+                self.timing["sleep_second"] += wait
+            a = self.clock()
+            self.apply(now)
+            self.timing["api"] += self.clock() - a
+            self.timing["jumps"] += 1
+            self.settle(now)
+            second = math.floor(self.epoch())
+            if now >= self.until or all(s.finished for s in self.jobs.values()):
+                break
+            now = self.next_event(now)
+        if self.timing["stuck_pods"]:
+            self.notes.append(f"{int(self.timing['stuck_pods'])} deleted pods stayed Running {STUCK:g} s (kwok sets "
+                              "no terminal phase): the runner marked them Failed, as a kubelet would")  # fmt: skip
+        hits = int(self.timing["bound_hits"])
+        if hits:
+            self.notes.append(f"the control plane had not settled after {self.bound:g} wall seconds at {hits} of "
+                              f"{int(self.timing['jumps'])} events; the runner went on")  # fmt: skip
+        return RunResult(self.events, now, self.clock() - t0, int(self.timing["polls"]), self.notes,
+                         dict(self.timing))  # fmt: skip
+
+    def settle(self, now: float) -> None:
+        """Poll until the control plane has settled (module doc), following every job at ``now``."""
+        start = last_change = self.clock()
+        last: tuple[Any, ...] | None = None
+        while True:
+            events, actions = len(self.events), self.actions
+            a = self.clock()
+            workloads, pods = self.observe(now)
+            t = self.clock()
+            self.timing["api"] += t - a
+            self.timing["polls"] += 1
+            if self.on_tick:
+                self.on_tick(now)
+            sig = signature(workloads, pods)
+            if sig != last or len(self.events) != events or self.actions != actions:
+                last, last_change = sig, t
+                moved = True
+            else:
+                moved = False
+            holders = {k for k, w in workloads.items() if _cond(w, "QuotaReserved") and not _cond(w, "Finished")}
+            if self.holders - holders:
+                self.released = t
+            self.holders = holders
+            self.end_stuck(pods, t)
+            busy, queued, waiting = self.state(workloads, pods)
+            if not moved and not busy and (not queued or t - self.released >= self.quiet) and (
+                not waiting or t - last_change >= self.quiet
+            ):
+                self.timing["quiet_waits"] += t - start >= self.quiet
+                break
+            if t - start >= self.bound:
+                self.timing["bound_hits"] += 1
+                break
+            s = self.clock()
+            self.sleep(self.tick)
+            slept = self.clock() - s
+            self.timing["sleep"] += slept
+            self.timing["sleep_chain" if busy or moved else "sleep_quiet"] += slept
+        took = self.clock() - start
+        self.timing["settle"] += took
+        self.timing["settle_max"] = max(self.timing["settle_max"], took)
+
+    def state(self, workloads: Workloads, pods: Sequence[Obj]) -> tuple[bool, bool, bool]:
+        """(busy: a chain is under way; queued: a Workload waits for quota; waiting: pods wait for nodes)."""
+        by_job: dict[str, list[Obj]] = {}
+        for pod in pods:
+            if "deletionTimestamp" in pod["metadata"]:
+                return True, False, False  # pods going away: quota or nodes about to be freed
+            by_job.setdefault(pod["metadata"].get("labels", {}).get(JOB_LABEL, ""), []).append(pod)
+        queued = waiting = False
+        for name, st in self.jobs.items():
+            if not st.submitted or st.finished:
+                continue
+            wl = workloads.get((st.sub.namespace, name))
+            if wl is None or _status(wl, "QuotaReserved")[0] == "":
+                return True, False, False  # Kueue has not made its Workload yet, or not tried it
+            if _cond(wl, "QuotaReserved") is None:
+                queued = True  # Kueue may admit it once quota is released
+                continue
+            if _cond(wl, "Evicted"):
+                return True, False, False  # Kueue suspends the job, its pods go, then it releases the quota
+            mine = by_job.get(name, [])
+            if sum(p.get("status", {}).get("phase") == "Running" for p in mine) < st.sub.pods:
+                if self.saved_nodes and any(_unschedulable(p) for p in mine):
+                    waiting = True  # its pods wait for the lost nodes
+                    continue
+                return True, False, False  # admitted: the JobSet/Job controllers, the scheduler, kwok at work
+        return False, queued, waiting
+
+    def end_stuck(self, pods: Sequence[Obj], t: float) -> None:
+        """Mark Failed the pods deleted at least ``STUCK`` wall seconds ago whose phase is not terminal."""
+        seen: dict[str, float] = {}
+        for pod in pods:
+            meta = pod["metadata"]
+            if "deletionTimestamp" not in meta or pod.get("status", {}).get("phase") in ("Succeeded", "Failed"):
+                continue
+            key = f"{meta.get('namespace', '')}/{meta['name']}"
+            seen[key] = self.deleting.get(key, t)
+            if t - seen[key] < STUCK:
+                continue
+            condition = {"type": "DisruptionTarget", "status": "True", "reason": "TerminationByKubelet",
+                         "message": "the runner ended a deleted pod kwok left running"}  # fmt: skip
+            try:
+                self.api.patch_status(f"/api/v1/namespaces/{meta.get('namespace', '')}/pods/{meta['name']}",
+                                      {"status": {"phase": "Failed", "conditions": [condition]}})  # fmt: skip
+                self.timing["stuck_pods"] += 1
+            except ApiError as err:
+                self.notes.append(f"{key}: ending a deleted pod: {err}")
+            seen.pop(key)
+        self.deleting = seen
+
+    def complete_pods(self, st: JobState) -> None:
+        super().complete_pods(st)
+        self.actions += 1

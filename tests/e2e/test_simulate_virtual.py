@@ -1,0 +1,153 @@
+"""``gke-accel simulate`` on the virtual clock (simulate/virtual.py), on the real twin of staging with
+chips, not cpu, binding (tests/fixtures/configs/staging-chips-bind/staging.yaml: config/staging.yaml
+with every team's cpu 900 and memory_gib 1500): Kueue 0.17.0, JobSet 0.11.1, kwok nodes at every pool's
+maximum size (4 v5e 2x4 slices = 32 chips in flavor v5e-2x4, 4 L4s).
+
+The control plane reacts in 0 simulated seconds: each change is logged at the simulated time of the
+event that caused it, so the hand-computed times below hold to TOLERANCE (1 simulated minute), not to
+the wall clock's reaction time. Every expected value follows from the config and Kueue's documented
+semantics (docs/queues.md "Preemption: the promise across the cohort"), not from the runner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from gke_accel.simulate import failures
+from gke_accel.simulate.api import Api
+from gke_accel.simulate.events import Event
+from gke_accel.simulate.metrics import Metrics, compute
+from gke_accel.simulate.policy import flavor_capacity, nominal_quotas
+from gke_accel.simulate.runner import KUEUE
+from gke_accel.simulate.trace import parse_trace
+from gke_accel.simulate.virtual import VirtualRunner
+from gke_accel.twin.environment import EnvironmentRun
+
+MIN = 60.0
+H = 3600.0
+TOLERANCE = 1 * MIN
+CONFIG = Path(__file__).resolve().parents[1] / "fixtures" / "configs" / "staging-chips-bind"
+
+
+@pytest.fixture(scope="module")
+def twin(tmp_path_factory: pytest.TempPathFactory, scheduling_control_plane: None) -> Iterator[EnvironmentRun]:
+    run = EnvironmentRun.launch("staging", tmp_path_factory.mktemp("simulate-virtual"), config_dir=CONFIG)
+    try:
+        yield run
+    finally:
+        run.stop()
+
+
+@pytest.fixture(scope="module")
+def api(twin: EnvironmentRun) -> Iterator[Api]:
+    client = Api(Path(twin.cluster.kubeconfig))
+    yield client
+    client.close()
+
+
+def times(events: list[Event], job: str, kind: str) -> list[float]:
+    return [e.t for e in events if e.job == job and e.type == kind]
+
+
+def near(found: list[float], expected: list[float], events: list[Event]) -> bool:
+    ok = len(found) == len(expected) and all(abs(f - e) <= TOLERANCE for f, e in zip(found, expected, strict=True))
+    if not ok:
+        print("\n".join(f"{e.t / MIN:7.1f} min {e.job} {e.type} {e.chips} {e.detail} {e.lost}" for e in events))
+    return ok
+
+
+def metrics_of(api: Api, events: list[Event], horizon: float) -> Metrics:
+    capacity, resource = flavor_capacity(api.items(f"{KUEUE}/resourceflavors"), api.items("/api/v1/nodes"))
+    nominal = nominal_quotas(api.items(f"{KUEUE}/clusterqueues"), {t: t for t in ("nlp", "research", "serving")})
+    return compute(events, horizon=horizon, capacity=capacity, resource_of=resource, nominal=nominal)
+
+
+FIVE = """name,submit,team,accelerator,chips,duration,priority,checkpoint,slices
+a,0,nlp,v5e,8,1h,,30m,2
+r1,1m,research,v5e,8,3h,,30m,1
+s1,2m,serving,v5e,8,3h,inference,,1
+r2,10m,research,v5e,8,2h,,20m,1
+s2,1h30m,serving,v5e,8,1h,inference,,2
+"""
+
+
+def test_five_jobs_borrow_wait_and_are_preempted_as_kueue_documents_on_the_virtual_clock(
+    api: Api, twin: EnvironmentRun
+) -> None:
+    """Nominal v5e quotas (config): nlp 16, research 8 (may borrow 16), serving 8 (preempt_when_borrowing:
+    borrowWithinCohort LowerPriority up to training); training is the default class; a v5e JobSet slice
+    holds 8 chips, ``slices: 2`` 16. (r1 and s1 come a minute apart: JobSets admitted at the same moment
+    race for slices in the twin, whose scheduler may put two leaders on one slice; JobSet then deletes
+    one and retries, which takes the 30 s termination grace period.)
+    - 0, 1, 2 min: a (nlp 16), r1 (research 8), s1 (serving inference 8) fit their nominal: admitted, 32/32.
+    - 10 min: r2 (research) must borrow and nothing is unused; it may not preempt (r1 is its own queue's
+      training, same priority; research has no borrowWithinCohort): waits.
+    - 1 h: a ends, 16 unused: r2 borrows 8 (within its limit), admitted: wait 50 min.
+    - 1 h 30: s2 (serving inference, 16) must borrow 16 with 8 unused: borrowWithinCohort may preempt
+      lower-priority training of a queue above its nominal: research (16 of 8). Kueue takes a queue only
+      down to its nominal, so one job, and of equal priority the most recently admitted (Kueue's
+      preemption candidates order: lower priority, then shorter time since admission): r2 (1 h, r1 1
+      min), which ran 30
+      min, keeps its 20-min checkpoint, loses 10 min, and needs 2 h - 20 min = 100 min more.
+    - 2 h 30: s2 ends, 16 unused: r2 borrows again, done at 4 h 10. r1 and s1 end at 3 h 1 and 3 h 2.
+    Over 4.5 h: TPU chip-hours a 16 + r1 24 + s1 24 + s2 16 + r2 8 x (30 + 100) min = 97.33 of 144
+    -> 67.6%. Borrowed: research 8 x 30 min (1 h - 1 h 30) + 8 x 31 min (2 h 30 - 3 h 1) = 8.13 chip-h;
+    serving 16 x 1 h (1 h 30 - 2 h 30) = 16 chip-h; lost 8 chips x 10 min = 1.33 chip-h."""
+    jobs = parse_trace(FIVE, "five.csv")
+    result = VirtualRunner(api, twin.plan, jobs, until=4.5 * H).run()
+    ev = result.events
+    assert not result.notes, result.notes
+    assert near(times(ev, "a", "admitted") + times(ev, "a", "finished"), [0, 1 * H], ev)
+    assert near(times(ev, "r1", "admitted") + times(ev, "r1", "finished"), [1 * MIN, 3 * H + 1 * MIN], ev)
+    assert near(times(ev, "s1", "admitted") + times(ev, "s1", "finished"), [2 * MIN, 3 * H + 2 * MIN], ev)
+    assert near(times(ev, "s2", "admitted") + times(ev, "s2", "finished"), [1.5 * H, 2.5 * H], ev)
+    assert near(times(ev, "r2", "admitted"), [1 * H, 2.5 * H], ev)
+    assert near(times(ev, "r2", "finished"), [4 * H + 10 * MIN], ev)
+    (evicted,) = [e for e in ev if e.type == "evicted"]
+    assert (evicted.job, evicted.detail) == ("r2", "preempted") and abs(evicted.t - 1.5 * H) <= TOLERANCE
+    assert evicted.lost == pytest.approx(10 * MIN, abs=TOLERANCE)
+    assert {e.flavor for e in ev if e.type == "admitted"} == {"v5e-2x4"}
+    m = metrics_of(api, ev, 4.5 * H)
+    chip_hours = 16 + 24 + 24 + 16 + 8 * 130 / 60
+    assert m.by_resource["google.com/tpu"] == pytest.approx(chip_hours / 144, abs=8 * TOLERANCE / H / 144 * 5)
+    research, serving, nlp = (m.teams[t].summary() for t in ("research", "serving", "nlp"))
+    assert research["wait_p95_h"] == pytest.approx(50 / 60, abs=TOLERANCE / H)
+    assert research["preempted"] == 1 and research["finished"] == 2
+    assert serving["wait_max_h"] <= TOLERANCE / H and nlp["wait_max_h"] <= TOLERANCE / H
+    assert research["borrowed_chip_h"] == pytest.approx(8 * 61 / 60, abs=16 * TOLERANCE / H)
+    assert serving["borrowed_chip_h"] == pytest.approx(16, abs=16 * TOLERANCE / H)
+    assert nlp["borrowed_chip_h"] == 0 and research["lost_chip_h"] == pytest.approx(8 * 10 / 60, abs=8 * TOLERANCE / H)
+
+
+def test_a_lost_slice_restarts_the_jobset_and_loses_exactly_the_work_since_the_checkpoint(
+    api: Api, twin: EnvironmentRun
+) -> None:
+    """One 8-chip JobSet of 2 h that checkpoints every 30 min. At 55 min every v5e slice is lost (so
+    wherever it runs); the nodes return 10 min later (failures.REPAIR). It ran 55 min: it keeps one
+    checkpoint (30 min), loses 25 min, and, restarted by the JobSet controller, runs again from 65 min
+    for the 1 h 30 min it still needs: done at 2 h 35 min."""
+    jobs = parse_trace("name,submit,team,accelerator,chips,duration,checkpoint\nlost,0,nlp,v5e,8,2h,30m\n", "f.csv")
+    runner = VirtualRunner(api, twin.plan, jobs, until=4 * H)
+    tpu = [u for u in failures.failure_units(api.items("/api/v1/nodes")) if len(u) > 1]
+    runner.failures = [failures.Failure(55 * MIN, tuple(n for u in tpu for n in u))]
+    restarts: list[int] = []
+
+    def watch(_: float) -> None:
+        for js in api.items("/apis/jobset.x-k8s.io/v1alpha2/namespaces/nlp/jobsets"):
+            restarts.append(int(js.get("status", {}).get("restarts", 0)))
+
+    runner.on_tick = watch
+    result = runner.run()
+    ev = result.events
+    assert not result.notes, result.notes
+    (lost,) = [e for e in ev if e.type == "evicted"]
+    assert lost.detail == "node-failure" and lost.t == pytest.approx(55 * MIN, abs=1e-6)
+    assert lost.lost == pytest.approx(25 * MIN, abs=1e-6)  # exact: both ends are event times
+    assert max(restarts) >= 1  # the JobSet controller restarted it (failurePolicy), Kueue kept it admitted
+    runs = [e.t for e in ev if e.type == "running" and e.chips == 8]
+    assert runs[0] == 0 and runs[-1] == pytest.approx(65 * MIN, abs=1e-6)
+    assert times(ev, "lost", "finished") == [pytest.approx(155 * MIN, abs=1e-6)]
+    assert times(ev, "lost", "admitted") == [0.0]

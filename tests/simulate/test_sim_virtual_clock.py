@@ -1,0 +1,262 @@
+"""The virtual clock (simulate/virtual.py): which simulated time comes next, when the control plane
+counts as settled, and that what happens while it settles is logged at the jump's time with exact work
+accounting. A fake control plane stands in for the twin (one step of its chain per poll of the
+Workloads) and a fake wall clock for time: the question is what the runner does, not the server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gke_accel.model import load_environment
+from gke_accel.simulate.failures import Failure
+from gke_accel.simulate.objects import JOB_LABEL
+from gke_accel.simulate.trace import parse_trace
+from gke_accel.simulate.virtual import VirtualRunner
+
+CONFIG = Path(__file__).resolve().parents[2] / "config"
+H, MIN = 3600.0, 60.0
+Obj = dict[str, Any]
+
+
+class Plane:
+    """Kueue, the Job controller, the scheduler and kwok in one: ``capacity`` one-GPU jobs at a time,
+    admitted in submission order; a job in ``preemptors`` that finds no room evicts the newest running
+    other job. Like Kueue, a new Workload is tried at once (QuotaReserved False if it does not fit) and
+    one found inadmissible is tried again only ``requeue`` polls after quota is released (finished,
+    evicted). Each list of the Workloads moves every job one step along created -> pending ->
+    reserved (pods Pending) -> running, done (the runner completed its pod) -> succeeded (the Job
+    controller saw it) -> finished, evicting
+    (Evicted, pods terminating) -> pending."""
+
+    def __init__(self, capacity: int = 1, preemptors: frozenset[str] = frozenset(), stuck: bool = False,
+                 requeue: int = 0) -> None:  # fmt: skip
+        self.capacity, self.preemptors, self.stuck, self.requeue = capacity, preemptors, stuck, requeue
+        self.jobs: dict[str, dict[str, Any]] = {}  # name -> {"ns", "state", "tried": poll or None}
+        self.order: list[str] = []
+        self.polls = 0
+        self.released = -1  # poll of the last quota release
+
+    def tick(self) -> None:
+        self.polls += 1
+        if self.stuck:
+            return
+        held = ("reserved", "running", "done", "succeeded", "evicting")
+        holding = [n for n in self.order if self.jobs.get(n, {}).get("state") in held]
+        for name in [n for n in self.order if n in self.jobs]:
+            job = self.jobs[name]
+            state = job["state"]
+            if state == "created":
+                job["state"] = "pending"
+            elif state == "pending":
+                tried = job["tried"]
+                if tried is not None and not (self.released > tried and self.polls >= self.released + self.requeue):
+                    continue  # inadmissible: waits for a requeue
+                job["tried"] = self.polls
+                if len(holding) < self.capacity:
+                    job["state"] = "reserved"
+                    holding.append(name)
+                elif name in self.preemptors:
+                    victims = [n for n in holding if n not in self.preemptors and self.jobs[n]["state"] == "running"]
+                    if victims:
+                        self.jobs[victims[-1]]["state"] = "evicting"
+            elif state == "reserved":
+                job["state"] = "running"
+            elif state == "done":
+                job["state"] = "succeeded"
+            elif state == "succeeded":
+                job["state"] = "finished"
+                self.released = self.polls
+            elif state == "evicting":
+                job["state"], job["tried"] = "pending", self.polls
+                holding.remove(name)
+                self.released = self.polls
+
+    # ---- the Api the runner uses ----------------------------------------------------------------
+    def items(self, path: str) -> list[Obj]:
+        if path.endswith("/workloads"):
+            self.tick()
+            return [self.workload(n) for n in self.order if n in self.jobs and self.jobs[n]["state"] != "created"]
+        if "/pods" in path:
+            names = [n for n in self.order if n in self.jobs]
+            if "%3D" in path:
+                names = [n for n in names if n == path.rsplit("%3D", 1)[1]]
+            return [p for n in names for p in self.pods(n)]
+        return []  # nodes
+
+    def workload(self, name: str) -> Obj:
+        state = self.jobs[name]["state"]
+        conds = []
+        if state in ("reserved", "running", "done", "succeeded", "finished", "evicting"):
+            conds.append({"type": "QuotaReserved", "status": "True"})
+        if state == "evicting":
+            conds.append({"type": "Evicted", "status": "True", "reason": "Preempted"})
+        if state == "finished":
+            conds.append({"type": "Finished", "status": "True"})
+        if state == "pending" and self.jobs[name]["tried"] is not None:
+            conds.append({"type": "QuotaReserved", "status": "False", "reason": "Pending"})
+        return {"metadata": {"namespace": self.jobs[name]["ns"], "ownerReferences": [{"name": name}]},
+                "status": {"conditions": conds,
+                           "admission": {"podSetAssignments": [{"flavors": {"nvidia.com/gpu": "l4"}}]}}}  # fmt: skip
+
+    def pods(self, name: str) -> list[Obj]:
+        state = self.jobs[name]["state"]
+        phase = {"reserved": "Pending", "running": "Running", "evicting": "Running"}.get(state, "Succeeded")
+        if state in ("created", "pending"):
+            return []
+        meta: Obj = {"name": f"{name}-0", "namespace": self.jobs[name]["ns"], "labels": {JOB_LABEL: name}}
+        if state == "evicting":
+            meta["deletionTimestamp"] = "now"
+        return [{"metadata": meta, "status": {"phase": phase},
+                 "spec": {"containers": [{"name": "main", "image": "x",
+                                          "resources": {"requests": {"nvidia.com/gpu": "1"}}}]}}]  # fmt: skip
+
+    def create(self, obj: Obj) -> None:
+        name = obj["metadata"]["name"]
+        self.jobs[name] = {"ns": obj["metadata"]["namespace"], "state": "created", "tried": None}
+        self.order.append(name)
+
+    def patch_status(self, path: str, body: Obj) -> None:
+        name = path.rsplit("/", 1)[1].removesuffix("-0")
+        assert body["status"]["phase"] == "Succeeded" and self.jobs[name]["state"] == "running"
+        self.jobs[name]["state"] = "done"
+
+    def delete(self, path: str) -> None:
+        self.jobs.pop(path.rsplit("/", 1)[1], None)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+    def sleep(self, dt: float) -> None:
+        self.t += dt
+
+
+def runner(plane: Plane, trace: str, quiet: float = 0.8, until: float | None = None) -> tuple[VirtualRunner, Clock]:
+    plan = load_environment(CONFIG / "staging.yaml")
+    clock = Clock()
+    jobs = parse_trace("name,submit,team,accelerator,chips,duration,priority,checkpoint\n" + trace, "t.csv")
+    r = VirtualRunner(plane, plan, jobs, quiet=quiet, poll=0.1, bound=30.0, until=until,  # type: ignore[arg-type]
+                      clock=clock, epoch=clock, sleep=clock.sleep)  # fmt: skip
+    return r, clock
+
+
+def log(r: VirtualRunner) -> list[tuple[float, str, str, int]]:
+    return [(e.t, e.job, e.type, e.chips) for e in r.events]
+
+
+def test_the_next_event_is_the_earliest_submission_run_end_failure_or_repair_capped_by_the_horizon() -> None:
+    r, _ = runner(Plane(), "a,0,nlp,l4,1,1h,,\nb,2h,nlp,l4,1,1h,,\n", until=10 * H)
+    a, b = r.jobs["a"], r.jobs["b"]
+    assert r.next_event(-1.0) == 0.0  # a's submission
+    a.submitted, a.run_start, a.saved = True, 10 * MIN, 20 * MIN  # 40 min of work left from 10 min on
+    assert r.next_event(10 * MIN) == 50 * MIN
+    r.repairs.append((30 * MIN, ("n1",)))
+    r.failures = [Failure(40 * MIN, ("n2",)), Failure(45 * MIN, ("n3",))]
+    assert r.next_event(10 * MIN) == 30 * MIN
+    assert r.next_event(30 * MIN) == 40 * MIN  # the repair at 30 min is applied at 30 min, not again
+    r.repairs.clear()
+    r.failures.clear()
+    assert r.next_event(50 * MIN) == 2 * H  # a is due now (handled at this jump); next: b's submission
+    a.run_start, a.finished, b.submitted = None, True, True
+    assert r.next_event(50 * MIN) == 10 * H  # nothing left but the horizon
+    assert r.next_event(10 * H) == 10 * H
+
+
+def test_every_change_while_settling_is_logged_at_the_jump_time_and_a_quiet_plane_needs_no_quiet_wait() -> None:
+    plane = Plane()
+    r, clock = runner(plane, "a,0,nlp,l4,1,1h,,\n")
+    result = r.run()
+    assert log(r) == [(0.0, "a", "submitted", 0), (0.0, "a", "admitted", 1), (0.0, "a", "running", 1),
+                      (H, "a", "running", 0), (H, "a", "finished", 0)]  # fmt: skip
+    assert result.until == H and result.timing["quiet_waits"] == 0 and result.timing["bound_hits"] == 0
+    assert clock.t < 2.0  # a handful of 0.1 s polls: the chain, never a quiet period
+
+
+def polls_of(r: VirtualRunner, clock: Clock) -> dict[float, list[float]]:
+    polls: dict[float, list[float]] = {}  # simulated time -> wall times of its polls
+    r.on_tick = lambda now: polls.setdefault(now, []).append(clock.t)
+    return polls
+
+
+def test_a_workload_waiting_for_quota_gets_a_quiet_period_after_quota_is_released_and_only_then() -> None:
+    plane = Plane(capacity=1, requeue=3)  # Kueue's requeue batch: 3 polls of 0.1 s
+    r, clock = runner(plane, "a,0,nlp,l4,1,1h,,\nb,0,nlp,l4,1,2h,,\nc,2h,nlp,l4,1,1h,,\n", quiet=0.5)
+    polls = polls_of(r, clock)
+    result = r.run()
+    ev = log(r)
+    assert [(t, job) for t, job, kind, _ in ev if kind == "admitted"] == [(0.0, "a"), (H, "b"), (3 * H, "c")]
+    assert (H, "b", "running", 1) in ev and ev[-1] == (4 * H, "c", "finished", 0)
+    # at 0 b was tried and found no room, and no quota was released: nothing to wait for
+    assert polls[0.0][-1] - polls[0.0][0] < 0.5
+    # at 2 h c is tried and waits (b runs); no quota released: no quiet period either
+    assert polls[2 * H][-1] - polls[2 * H][0] < 0.5
+    # at 1 h a's quota is released with b waiting: the settle lasts a quiet period after the release
+    assert polls[H][-1] - polls[H][0] >= 0.5
+    assert result.timing["bound_hits"] == 0 and not result.notes
+
+
+def test_a_quiet_period_shorter_than_kueues_requeue_misses_the_admission() -> None:
+    plane = Plane(capacity=1, requeue=8)  # 0.8 s of polls before Kueue tries b again
+    r, _ = runner(plane, "a,0,nlp,l4,1,1h,,\nb,0,nlp,l4,1,2h,,\nc,90m,nlp,l4,1,1h,,\n", quiet=0.3)
+    r.run()
+    admitted = [(t, job) for t, job, kind, _ in log(r) if kind == "admitted"]
+    # the settle at 1 h ended before Kueue retried b: b is not admitted at 1 h, and c, submitted at 90 min
+    # into the still idle GPU, goes first; why ``quiet`` must exceed Kueue's 1 s requeue batch
+    assert (H, "b") not in admitted and admitted[1] == (90 * MIN, "c")
+
+
+def test_a_preemption_while_settling_loses_the_work_since_the_checkpoint_at_the_jump_time() -> None:
+    plane = Plane(capacity=1, preemptors=frozenset({"b"}))
+    r, _ = runner(plane, "a,0,nlp,l4,1,2h,,20m\nb,50m,serving,l4,1,1h,inference,\n")
+    r.run()
+    ev = r.events
+    (evicted,) = [e for e in ev if e.type == "evicted"]
+    assert (evicted.t, evicted.job, evicted.detail) == (50 * MIN, "a", "preempted")
+    assert evicted.lost == pytest.approx(10 * MIN)  # ran 50 min, checkpointed at 20 and 40
+    assert [(e.t, e.type) for e in ev if e.job == "b"][1:3] == [(50 * MIN, "admitted"), (50 * MIN, "running")]
+    # a again when b ends at 1 h 50 min, needing 2 h - 40 min = 80 min more: done at 3 h 10 min
+    assert [e.t for e in ev if e.job == "a" and e.type == "admitted"] == [0.0, 110 * MIN]
+    assert [e.t for e in ev if e.job == "a" and e.type == "finished"] == [pytest.approx(190 * MIN)]
+
+
+def test_a_plane_that_never_settles_is_left_after_the_bound_and_noted() -> None:
+    plane = Plane(stuck=True)  # Kueue never makes the Workload: the submitted job stays mid-chain
+    r, clock = runner(plane, "a,0,nlp,l4,1,1h,,\n", until=2 * H)
+    result = r.run()
+    assert result.timing["bound_hits"] >= 1 and any("had not settled after 30" in n for n in result.notes)
+    assert clock.t >= 30.0
+
+
+def test_a_deleted_pod_kwok_leaves_running_is_marked_failed_after_the_stuck_time_as_a_kubelet_would() -> None:
+    plane = Plane()
+    patched: list[tuple[str, Obj]] = []
+    plane.patch_status = lambda path, body: patched.append((path, body))  # type: ignore[method-assign]
+    r, _ = runner(plane, "a,0,nlp,l4,1,1h,,\n")
+    meta = {"namespace": "nlp", "deletionTimestamp": "x"}
+    pod: Obj = {"metadata": {"name": "a-0", **meta}, "status": {"phase": "Running"}}
+    done: Obj = {"metadata": {"name": "a-1", **meta}, "status": {"phase": "Failed"}}
+    r.end_stuck([pod, done], 10.0)
+    r.end_stuck([pod, done], 12.9)
+    assert patched == []  # deleted 2.9 s ago: the kubelet (here nobody) may still report
+    r.end_stuck([pod, done], 13.0)
+    ((path, body),) = patched
+    assert path == "/api/v1/namespaces/nlp/pods/a-0" and body["status"]["phase"] == "Failed"
+    assert body["status"]["conditions"][0]["type"] == "DisruptionTarget" and r.timing["stuck_pods"] == 1
+
+
+def test_each_jump_starts_in_a_new_wall_second_so_kueues_whole_second_timestamps_keep_simulated_order() -> None:
+    plane = Plane(capacity=1)
+    r, clock = runner(plane, "a,0,nlp,l4,1,1h,,\nb,10m,nlp,l4,1,1h,,\nc,20m,nlp,l4,1,1h,,\n")
+    created: list[float] = []
+    create = plane.create
+    plane.create = lambda obj: (created.append(clock.t), create(obj))[1]  # type: ignore[method-assign]
+    r.run()
+    seconds = [int(t) for t in created]
+    assert seconds == sorted(set(seconds)) and len(seconds) == 3  # b and c: creationTimestamps a second apart
