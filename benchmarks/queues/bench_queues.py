@@ -2,11 +2,9 @@
 quotas, node failures off and on (docs/queues.md "Benchmark: what sharing buys").
 
 The trace: ``gke-accel simulate --generate`` with SEED over 7 simulated days at 90% offered load
-(written to <out>/trace.csv). Scenarios (each on a fresh twin):
-- shipped-cohort: config/staging.yaml as shipped;
-- cohort / static / cohort-failures: benchmarks/queues/staging.yaml (staging with each team's cpu and
-  memory quota sized to the chips it may hold, so chips and not cpu bind), policy cohort or static,
-  node failures 0 or FAILURES per simulated day.
+(written to <out>/trace.csv). Scenarios (each on a fresh twin of config/staging.yaml as shipped; its
+teams' cpu/memory quotas are derived from the chips they may hold, so chips, not cpu, bind):
+cohort / static / cohort-failures: policy cohort or static, node failures 0 or FAILURES per simulated day.
 Writes benchmarks/queues/results/<scenario>.json, .png and .events.jsonl and prints a Markdown table.
 """
 
@@ -26,11 +24,11 @@ from gke_accel.simulate.session import Options, simulate
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 SEED, DAYS, LOAD, FAILURES = 20261202, 7.0, 0.9, 2.0
+CONFIG = REPO / "config"
 SCENARIOS = {
-    "cohort": (HERE, "cohort", 0.0),
-    "static": (HERE, "static", 0.0),
-    "cohort-failures": (HERE, "cohort", FAILURES),
-    "shipped-cohort": (REPO / "config", "cohort", 0.0),
+    "cohort": (CONFIG, "cohort", 0.0),
+    "static": (CONFIG, "static", 0.0),
+    "cohort-failures": (CONFIG, "cohort", FAILURES),
 }
 
 
@@ -45,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # a kill stops the twin by PID, like Ctrl-C
     args.out.mkdir(parents=True, exist_ok=True)
-    plan = load_environment(str(HERE / "staging.yaml"))
+    plan = load_environment(str(CONFIG / "staging.yaml"))
     days = args.days
     jobs = generate.generate(plan, generate.Settings(seed=SEED, days=days, load=LOAD))
     (args.out / "trace.csv").write_text(trace.to_csv(jobs))

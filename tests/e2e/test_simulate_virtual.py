@@ -1,6 +1,6 @@
-"""``gke-accel simulate`` on the virtual clock (simulate/virtual.py), on the real twin of staging with
-chips, not cpu, binding (tests/fixtures/configs/staging-chips-bind/staging.yaml: config/staging.yaml
-with every team's cpu 900 and memory_gib 1500): Kueue 0.17.0, JobSet 0.11.1, kwok nodes at every pool's
+"""``gke-accel simulate`` on the virtual clock (simulate/virtual.py), on the real twin of staging as
+shipped (config/staging.yaml; each team's cpu/memory quota derived from the chips it may hold,
+model/teams/compute.py, so chips, not cpu, bind): Kueue 0.17.0, JobSet 0.11.1, kwok nodes at every pool's
 maximum size (4 v5e 2x4 slices = 32 chips in flavor v5e-2x4, 4 L4s).
 
 The control plane reacts in 0 simulated seconds: each change is logged at the simulated time of the
@@ -29,7 +29,7 @@ from gke_accel.twin.environment import EnvironmentRun
 MIN = 60.0
 H = 3600.0
 TOLERANCE = 1 * MIN
-CONFIG = Path(__file__).resolve().parents[1] / "fixtures" / "configs" / "staging-chips-bind"
+CONFIG = Path(__file__).resolve().parents[2] / "config"
 
 
 @pytest.fixture(scope="module")

@@ -116,8 +116,17 @@ class Runner:
                     late = f"kwok ended {len(self.late)} of {len(self.jobs)} jobs' first runs late"
                     self.notes.append(f"{late}; the runner ended them {2 * self.tick * self.k / 60:.1f} simulated "
                                       "minutes after their time")  # fmt: skip
+                self.withdraw()
                 return RunResult(self.events, now, time.monotonic() - t0, ticks, self.notes)
             time.sleep(max(0.0, self.tick - ((time.monotonic() - t0) % self.tick)))
+
+    def withdraw(self) -> None:
+        """At the horizon: delete the objects of every job not finished, so that nothing of this run holds
+        quota or nodes in the twin afterwards (the next run, or the user's own jobs, start clean)."""
+        for st in self.jobs.values():
+            if st.submitted and not st.finished:
+                for obj in st.sub.objects:
+                    self.api.delete(f"{collection(obj)}/{obj['metadata']['name']}")
 
     # ---- one poll ----------------------------------------------------------------------------------
     def step(self, now: float) -> None:

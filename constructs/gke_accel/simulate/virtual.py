@@ -126,6 +126,7 @@ class VirtualRunner(Runner):
             if now >= self.until or all(s.finished for s in self.jobs.values()):
                 break
             now = self.next_event(now)
+        self.withdraw()
         if self.timing["stuck_pods"]:
             self.notes.append(f"{int(self.timing['stuck_pods'])} deleted pods stayed Running {STUCK:g} s (kwok sets "
                               "no terminal phase): the runner marked them Failed, as a kubelet would")  # fmt: skip
