@@ -64,11 +64,15 @@ def metrics_of(api: Api, twin: EnvironmentRun, events: list[Event], horizon: flo
 
 FIVE = """name,submit,team,accelerator,chips,duration,priority,checkpoint
 a,0,nlp,v5e,8,2h,,30m
-b,0,research,v5e,8,1h,,30m
-c,0,serving,v5e,8,1h,inference,
-d,0,research,v5e,8,1h,,30m
+b,10m,research,v5e,8,1h,,30m
+c,20m,serving,v5e,8,1h,inference,
+d,30m,research,v5e,8,1h,,30m
 e,30m,serving,l4,1,1h,inference,
 """
+# 10 simulated minutes (2 wall seconds) apart: JobSets admitted in the same moment race for slices (the
+# scheduler may put two leaders on one slice; JobSet deletes one and retries after the 30 s termination
+# grace period, 2.5 simulated hours here), which is what a 50% utilization once came out as 32% from.
+SUBMIT = {"a": 0.0, "b": 10 * MIN, "c": 20 * MIN, "d": 30 * MIN, "e": 30 * MIN}
 
 
 def test_five_jobs_give_the_hand_computed_admissions_waits_and_utilization(api: Api, twin: EnvironmentRun) -> None:
@@ -76,17 +80,18 @@ def test_five_jobs_give_the_hand_computed_admissions_waits_and_utilization(api: 
     (may borrow 16 more), serving 8; L4 nlp 1, serving 3. Each team's cpu/memory quota is derived from the
     chips it may hold (model/teams/compute.py), so chips bind, not cpu (a fixed 64 cpu once let each team
     run one slice, ``workload new`` giving each pod its 112-vCPU VM).
-    a, b, c, d start at once: 32 of 32 chips, d (research's second slice) borrowing 8 of nlp's idle
-    nominal; e (1 L4, submitted at 30 min, serving's nominal) starts at 30 min. Over 2.5 h:
+    a, b, c, d start when submitted (0, 10, 20, 30 min): 32 of 32 chips, d (research's second slice)
+    borrowing 8 of nlp's idle nominal; e (1 L4, submitted at 30 min, serving's nominal) starts at 30 min.
+    Every job ends by 2 h, within the 2.5 h:
     TPU chip-hours = a 8x2 + b 8x1 + c 8x1 + d 8x1 = 40 of 32x2.5 = 80 -> 50%;  GPU 1x1 of 4x2.5 -> 10%;
-    research borrows 8 chips for d's hour = 8 chip-h, which nlp (the only team below its nominal) lends."""
+    research holds 16 chips (8 over its nominal) while b and d both run, 30 min to 1 h 10: 8 x 40 min =
+    5.33 chip-h borrowed, which nlp (the only team below its nominal then) lends."""
     jobs = parse_trace(FIVE, "five.csv")
     result = Runner(api, twin.plan, jobs, compression=K, until=2.5 * H).run()
     ev = result.events
     admitted = {j: first(ev, j, "admitted").t for j in "abcde"}
-    for j in "abcd":
-        assert admitted[j] < TOLERANCE, (j, admitted[j], ev)
-    assert 30 * MIN <= admitted["e"] < 30 * MIN + TOLERANCE
+    for j in "abcde":
+        assert 0 <= admitted[j] - SUBMIT[j] < TOLERANCE, (j, admitted[j], ev)
     assert {first(ev, j, "admitted").flavor for j in "abcd"} == {"v5e-2x4"} and first(
         ev, "e", "admitted"
     ).flavor == "l4"
@@ -98,8 +103,8 @@ def test_five_jobs_give_the_hand_computed_admissions_waits_and_utilization(api: 
     research = m.teams["research"].summary()
     assert research["submitted"] == 2 and research["admitted"] == 2 and research["finished"] == 2
     assert research["wait_max_h"] < TOLERANCE / H
-    # d's hour at 8 borrowed chips; b and d may start a reaction apart, so up to 8 x TOLERANCE either way
-    assert abs(research["borrowed_chip_h"] - 8) <= 8 * TOLERANCE / H
+    # b and d each start up to a reaction late, so the overlap is 40 min give or take TOLERANCE
+    assert abs(research["borrowed_chip_h"] - 8 * 40 / 60) <= 8 * TOLERANCE / H
     assert abs(m.teams["nlp"].summary()["lent_chip_h"] - research["borrowed_chip_h"]) < 1e-6
     assert m.teams["nlp"].summary()["borrowed_chip_h"] == 0
 
