@@ -11,10 +11,8 @@ semantics (docs/queues.md "Preemption: the promise across the cohort"), not from
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
+import test_simulate
 
 from gke_accel.simulate import failures
 from gke_accel.simulate.api import Api
@@ -29,23 +27,11 @@ from gke_accel.twin.environment import EnvironmentRun
 MIN = 60.0
 H = 3600.0
 TOLERANCE = 1 * MIN
-CONFIG = Path(__file__).resolve().parents[2] / "config"
 
 
-@pytest.fixture(scope="module")
-def twin(tmp_path_factory: pytest.TempPathFactory, scheduling_control_plane: None) -> Iterator[EnvironmentRun]:
-    run = EnvironmentRun.launch("staging", tmp_path_factory.mktemp("simulate-virtual"), config_dir=CONFIG)
-    try:
-        yield run
-    finally:
-        run.stop()
-
-
-@pytest.fixture(scope="module")
-def api(twin: EnvironmentRun) -> Iterator[Api]:
-    client = Api(Path(twin.cluster.kubeconfig))
-    yield client
-    client.close()
+# the twin of staging as shipped and a client of it, one per module (fixtures of test_simulate.py)
+twin = test_simulate.twin
+api = test_simulate.api
 
 
 def times(events: list[Event], job: str, kind: str) -> list[float]:
