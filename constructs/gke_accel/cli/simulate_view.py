@@ -46,11 +46,20 @@ def register(sub: Subcommands) -> None:
     p.add_argument("--load", type=float, default=0.9, help="--generate: offered work / capacity (default 0.9)")
     p.add_argument("--policy", choices=POLICIES, default="cohort", help="cohort (as configured) or static")
     p.add_argument("--node-failures", type=float, default=0.0, metavar="RATE", help="node losses per simulated day")
-    p.add_argument("--clock", choices=CLOCKS, default="virtual",
-                   help="virtual (default): jump from event to event, the control plane reacting in 0 simulated "
-                   "seconds; wall: simulated time = wall time x --compression")
-    p.add_argument("--quiet", type=float, default=1.2, metavar="SECONDS",
-                   help="virtual clock: wall seconds without change before the control plane counts as settled")
+    p.add_argument(
+        "--clock",
+        choices=CLOCKS,
+        default="virtual",
+        help="virtual (default): jump from event to event, the control plane reacting in 0 simulated "
+        "seconds; wall: simulated time = wall time x --compression",
+    )
+    p.add_argument(
+        "--quiet",
+        type=float,
+        default=1.2,
+        metavar="SECONDS",
+        help="virtual clock: wall seconds without change before the control plane counts as settled",
+    )
     p.add_argument("--compression", type=float, default=3600.0, help="wall clock: simulated seconds per wall second")
     p.add_argument("--until", type=_duration, help="stop at this simulated time (default: all jobs finished)")
     p.add_argument("--json", action="store_true", help="the report as JSON")

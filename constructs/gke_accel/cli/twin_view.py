@@ -86,9 +86,8 @@ def up_report(twin: Any, state: Path, pools: dict[str, int]) -> str:
     lines.append(f"  nodes: {s.nodes} ({', '.join(f'{pool} {n}' for pool, n in pools.items())})")
     lines.append(f"  releases: {', '.join(s.releases) or 'none (no Kueue, no JobSet)'}")
     lines.append(f"  logs: {run / 'k8s' / 'logs'}" + "".join(f", {run / r / (r + '.log')}" for r in s.releases))
-    kubectl = shutil.which("kubectl")
-    built = kubectl_binary()
-    lines.append(f"kubectl: {kubectl or (built if built != 'kubectl' else 'not on PATH: install a 1.27-1.33 client')}")
+    kubectl = shutil.which("kubectl") or shutil.which(kubectl_binary())  # the user's, else the one the twin built
+    lines.append(f"kubectl: {kubectl or 'not on PATH: install a 1.27-1.33 client'}")
     if "kueue" in s.releases:
         lines.append("watch the queues: kubectl get clusterqueues,workloads -A -w")
     lines.append('a pod annotated gke-accel/run-seconds: "<seconds>" succeeds that long after it runs')

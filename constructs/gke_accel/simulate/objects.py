@@ -38,15 +38,8 @@ def _pod_templates(obj: Obj) -> list[Obj]:
     return [obj["spec"]["template"]]
 
 
-def _pods(obj: Obj) -> int:
-    if obj["kind"] == "JobSet":
-        return sum(rj["replicas"] * rj["template"]["spec"].get("parallelism", 1)
-                   for rj in obj["spec"]["replicatedJobs"])  # fmt: skip
-    return int(obj["spec"].get("parallelism", 1))
-
-
-def _held(obj: Obj) -> tuple[int, str]:
-    """(accelerators the workload holds at once, the resource name)."""
+def _held(obj: Obj) -> tuple[int, str, int]:
+    """(accelerators the workload holds at once, the resource name, its pods)."""
     total, name = 0, ""
     if obj["kind"] == "JobSet":
         parts = [(rj["replicas"] * rj["template"]["spec"]["parallelism"], rj["template"]["spec"]["template"])
@@ -58,7 +51,7 @@ def _held(obj: Obj) -> tuple[int, str]:
             for res, qty in c.get("resources", {}).get("limits", {}).items():
                 if res in ("google.com/tpu", "nvidia.com/gpu"):
                     total, name = total + pods * int(qty), res
-    return total, name
+    return total, name, sum(int(pods) for pods, _ in parts)
 
 
 def submission(plan: EnvironmentPlan, job: TraceJob, run_seconds: float | None) -> Submission:
@@ -77,9 +70,9 @@ def submission(plan: EnvironmentPlan, job: TraceJob, run_seconds: float | None) 
             if run_seconds is not None:
                 meta.setdefault("annotations", {})[RUN_SECONDS] = f"{max(run_seconds, 0.001):.3f}"
             meta.setdefault("labels", {})[JOB_LABEL] = job.name
-    chips, resource = _held(objects[0])
+    chips, resource, pods = _held(objects[0])
     return Submission(job, objects[0]["metadata"]["namespace"], objects[0]["kind"], chips, resource, tuple(objects),
-                      _pods(objects[0]))  # fmt: skip
+                      pods)  # fmt: skip
 
 
 def check_trace(plan: EnvironmentPlan, jobs: Iterable[TraceJob], source: str) -> None:

@@ -162,8 +162,11 @@ class VirtualRunner(Runner):
             self.holders = holders
             self.end_stuck(pods, t)
             busy, queued, waiting = self.state(workloads, pods)
-            if not moved and not busy and (not queued or t - self.released >= self.quiet) and (
-                not waiting or t - last_change >= self.quiet
+            if (
+                not moved
+                and not busy
+                and (not queued or t - self.released >= self.quiet)
+                and (not waiting or t - last_change >= self.quiet)
             ):
                 self.timing["quiet_waits"] += t - start >= self.quiet
                 break

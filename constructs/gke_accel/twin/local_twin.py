@@ -52,8 +52,12 @@ def check_tools() -> None:
         raise MissingTools(reason)
     if not any((bins.parent / "stages").glob("*.yaml")):
         raise MissingTools(f"kwok stage configs missing in {bins.parent / 'stages'}: run `{TOOLS_COMMAND}`")
-    for program, why in (("kubectl", "any 1.27-1.33 client"), ("openssl", "it makes the twin's certificates")):
-        if shutil.which(kubectl_binary() if program == "kubectl" else program) is None:
+    tools = (
+        (kubectl_binary(), "kubectl", "any 1.27-1.33 client"),
+        ("openssl", "openssl", "it makes the twin's certificates"),
+    )
+    for command, program, why in tools:
+        if shutil.which(command) is None:
             raise MissingTools(f"{program} is not on PATH ({why})")
 
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from gke_accel.catalog import load_catalog
+from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.core.errors import ConfigIssue, IssueCollector
 from gke_accel.model.core.names import DNS_LABEL
 from gke_accel.model.platform.capacity import capacity_rows
@@ -208,13 +208,12 @@ def _check_capacity(spec: PlatformConfig, pools: Sequence[NodePoolPlan], issues:
                 )
             else:
                 warnings.append(f"over-commit: {text}")
-    return warnings + _compute_warnings(spec.teams, pools)
+    return warnings + _compute_warnings(spec.teams, pools, catalog)
 
 
-def _compute_warnings(teams: Sequence[TeamSpec], pools: Sequence[NodePoolPlan]) -> list[str]:
+def _compute_warnings(teams: Sequence[TeamSpec], pools: Sequence[NodePoolPlan], catalog: Catalog) -> list[str]:
     """A cpu or memory quota set below what the VMs of the team's accelerator quota take: its
     accelerator pods would wait for cpu or memory, not chips (model/teams/compute.py)."""
-    catalog = load_catalog()
     out = []
     for i, team in enumerate(teams):
         cpu, memory = needed_compute(nominal_chips(team, catalog), pools)

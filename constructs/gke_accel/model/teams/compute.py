@@ -65,23 +65,29 @@ def nominal_chips(team: TeamSpec, catalog: Catalog) -> dict[AcceleratorKey, int]
     return out
 
 
-def team_compute(team: TeamSpec, chips: Mapping[AcceleratorKey, int], pools: Sequence[NodePoolPlan]) -> TeamCompute:
-    """The team's cpu and memory quota: as configured, else derived from ``chips`` (the most it may
-    hold at once per accelerator) on ``pools`` (see the module docstring)."""
-    if team.cpu is not None and team.memory_gib is not None:
-        return TeamCompute(team.cpu, team.memory_gib, derived=False)
-    millis, mib = BASE_CPU * 1000, BASE_MEMORY_GIB * 1024
+def _vms_room(chips: Mapping[AcceleratorKey, int], pools: Sequence[NodePoolPlan]) -> tuple[int, int]:
+    """(millicores, MiB) of the VMs ``chips`` fill, per accelerator on its pool with the largest VMs."""
+    millis = mib = 0
     for key, n in sorted(chips.items()):
         rooms = [vm_room(p, n) for p in pools if n > 0 and p.kind != "system" and (p.resource, p.accelerator) == key]
         if rooms:
             millis += max(r[0] for r in rooms)
             mib += max(r[1] for r in rooms)
-    cpu = team.cpu if team.cpu is not None else math.ceil(millis / 1000)
-    memory = team.memory_gib if team.memory_gib is not None else math.ceil(mib / 1024)
+    return millis, mib
+
+
+def team_compute(team: TeamSpec, chips: Mapping[AcceleratorKey, int], pools: Sequence[NodePoolPlan]) -> TeamCompute:
+    """The team's cpu and memory quota: as configured, else derived from ``chips`` (the most it may
+    hold at once per accelerator) on ``pools`` (see the module docstring)."""
+    if team.cpu is not None and team.memory_gib is not None:
+        return TeamCompute(team.cpu, team.memory_gib, derived=False)
+    millis, mib = _vms_room(chips, pools)
+    cpu = team.cpu if team.cpu is not None else BASE_CPU + math.ceil(millis / 1000)
+    memory = team.memory_gib if team.memory_gib is not None else BASE_MEMORY_GIB + math.ceil(mib / 1024)
     return TeamCompute(cpu, memory, derived=True)
 
 
 def needed_compute(chips: Mapping[AcceleratorKey, int], pools: Sequence[NodePoolPlan]) -> tuple[int, int]:
     """(cores, GiB) the VMs of ``chips`` take, without the base: what a configured quota is checked against."""
-    derived = team_compute(TeamSpec(name="-", google_group="-"), chips, pools)
-    return derived.cpu - BASE_CPU, derived.memory_gib - BASE_MEMORY_GIB
+    millis, mib = _vms_room(chips, pools)
+    return math.ceil(millis / 1000), math.ceil(mib / 1024)

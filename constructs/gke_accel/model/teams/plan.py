@@ -119,16 +119,15 @@ def plan_team(
     kubernetes_version: str,
     classes: PriorityClassesSpec,
     checkpoints: bool,
+    pools: Sequence[NodePoolPlan],
     queue: TeamQueueShare | None = None,
     catalog: Catalog | None = None,
-    pools: Sequence[NodePoolPlan] = (),
 ) -> TeamPlan:
     """One team's plan. ``queue``: its share from ``model/queues`` (None without queues);
     ``checkpoints``: whether the environment has a checkpoint bucket (its GCS FUSE sidecars count);
     ``pools``: the environment's pools, whose VMs a derived cpu/memory quota makes room for."""
     catalog = catalog or load_catalog()
-    compute = queue.compute if queue is not None and queue.compute is not None else None
-    compute = compute or team_compute(team, nominal_chips(team, catalog), pools)
+    compute = queue.compute if queue is not None else team_compute(team, nominal_chips(team, catalog), pools)
     every = (classes.inference.name, classes.training.name, classes.batch.name)
     listed = tuple(team.priority_classes)
     gsa = f"{team_service_account_id(team.name, environment)}@{project_id}.iam.gserviceaccount.com"
@@ -160,9 +159,9 @@ def plan_teams(
     kubernetes_version: str,
     classes: PriorityClassesSpec,
     checkpoints: bool,
+    pools: Sequence[NodePoolPlan],
     queues: Mapping[str, TeamQueueShare] | None = None,
     catalog: Catalog | None = None,
-    pools: Sequence[NodePoolPlan] = (),
 ) -> tuple[TeamPlan, ...]:
     """Every team's plan, in config order; ``queues``: team name -> its share (None: no queues)."""
     catalog = catalog or load_catalog()
@@ -192,7 +191,7 @@ def with_queues(
     out = []
     for team in teams:
         queue = shares.get(team.name)
-        compute = queue.compute if queue is not None and queue.compute is not None else team.compute
+        compute = queue.compute if queue is not None else team.compute
         quota = _quota(team.spec, compute, queue, team.checkpoint_prefix is not None, catalog)
         out.append(replace(team, queue=queue, quota=quota, compute=compute))
     return tuple(out)

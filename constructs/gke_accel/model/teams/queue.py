@@ -35,9 +35,9 @@ class TeamQueueShare:
     (nominal quota plus the most it can borrow, over all flavors): its ResourceQuota's ceiling."""
 
     cluster_queue: str
+    compute: TeamCompute  # the cpu/memory quota of its ClusterQueue (the VMs of its ceilings)
     local_queue: str = LOCAL_QUEUE_NAME
     ceilings: dict[str, int] = field(default_factory=dict)
-    compute: TeamCompute | None = None  # the cpu/memory quota of its ClusterQueue (its ceilings' VMs)
 
     @property
     def local_queues(self) -> tuple[str, str]:
