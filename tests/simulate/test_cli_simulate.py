@@ -42,11 +42,24 @@ def test_dry_run_checks_and_saves_a_generated_trace(tmp_path: Path, capsys: pyte
     assert len(jobs) >= 200
 
 
+def test_a_generated_trace_covers_the_warm_up_and_then_the_days(tmp_path: Path) -> None:
+    out = tmp_path / "t.csv"
+    argv = ["simulate", "--env", "staging", "--config-dir", CONFIG, "--generate", "--days", "1", "--dry-run"]
+    assert main([*argv, "--save-trace", str(out), "--warmup", "1d"]) == 0
+    submits = [j.submit for j in read_trace(out)]
+    assert max(submits) > 86400 and min(submits) < 86400  # two days of arrivals: the warm-up's and the day's
+    assert main([*argv, "--save-trace", str(out)]) == 0
+    assert max(j.submit for j in read_trace(out)) < 86400
+
+
 def test_bad_flags_and_files_are_one_error_each(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--env", "staging", "--config-dir", CONFIG, "--generate", "--compression", "0"]) == 2
     assert "--compression: must be above 0" in capsys.readouterr().err
     assert main(["simulate", "--env", "staging", "--config-dir", CONFIG, "--generate", "--quiet", "0"]) == 2
     assert "--quiet: must be above 0" in capsys.readouterr().err
+    assert main(["simulate", "--env", "staging", "--config-dir", CONFIG, "--generate", "--warmup", "1d",
+                 "--until", "12h"]) == 2  # fmt: skip
+    assert "--warmup: 1d does not end before --until 12h" in capsys.readouterr().err
     assert main(["simulate", "--env", "nowhere", "--config-dir", CONFIG, "--generate"]) == 2
     assert "--env: 'nowhere': no " in capsys.readouterr().err
     assert main(["simulate", "--env", "staging", "--config-dir", CONFIG, "--trace", str(tmp_path / "none.csv")]) == 2

@@ -74,6 +74,25 @@ def test_the_series_samples_utilization_and_queue_depth(m) -> None:  # type: ign
     assert at[3]["util"] == {"f": 0.0, "g": 0.0} and at[3]["pending"] == {"x": 0, "y": 1}
 
 
+def test_a_warm_up_is_left_out_of_every_number_but_the_series() -> None:
+    m = compute(LOG, horizon=4 * H, capacity={"f": 16, "g": 4}, start=1 * H,
+                resource_of={"f": "google.com/tpu", "g": "nvidia.com/gpu"},
+                nominal={"x": {"f": 8, "g": 1}, "y": {"f": 8, "g": 0}}, samples=4)  # fmt: skip
+    # window 1-4 h. f: a 8x1 (1-2 h) + b 8x1 (2-3 h) + c 8x2 = 32 chip-h of 16 x 3 = 48; g: e 1x1 of 4 x 3 = 12
+    assert m.utilization == {"f": pytest.approx(32 / 48), "g": pytest.approx(1 / 12)}
+    x, y = m.teams["x"].summary(), m.teams["y"].summary()
+    # x's jobs (a, b) came in the warm-up: none counted; b's eviction at 1 h is in the window (2 chip-h lost)
+    assert (x["submitted"], x["admitted"], x["admissions"], x["finished"], x["preempted"]) == (0, 0, 0, 0, 1)
+    assert x["lost_chip_h"] == pytest.approx(2)
+    # y: c (admitted at once) and d (never: 3 h) of the window; e of the warm-up left out. Ranks of [0, 3]
+    assert (y["submitted"], y["admitted"], y["admissions"], y["finished"], y["never_admitted"]) == (2, 1, 1, 1, 1)
+    assert (y["wait_p50_h"], y["wait_p95_h"]) == (0, 3)
+    # only g is over nominal in the window: e's GPU 1-2 h, x's idle one
+    assert (x["borrowed_chip_h"], x["lent_chip_h"], y["borrowed_chip_h"], y["lent_chip_h"]) == (
+        0, pytest.approx(1), pytest.approx(1), 0)  # fmt: skip
+    assert [s["t_h"] for s in m.series] == [0, 1, 2, 3] and m.as_dict()["measured_from_h"] == 1
+
+
 def test_nearest_rank_percentiles() -> None:
     values = [float(v) for v in range(1, 21)]  # 1..20
     assert (percentile(values, 50), percentile(values, 95), percentile(values, 100)) == (10, 19, 20)

@@ -260,3 +260,24 @@ def test_each_jump_starts_in_a_new_wall_second_so_kueues_whole_second_timestamps
     r.run()
     seconds = [int(t) for t in created]
     assert seconds == sorted(set(seconds)) and len(seconds) == 3  # b and c: creationTimestamps a second apart
+
+
+def test_a_jump_after_a_quiet_wait_starts_at_once_and_one_after_a_change_waits_for_the_next_second() -> None:
+    # capacity 1: a runs, b and c wait. At 1 h a ends, b is admitted and c still waits, so the settle
+    # waits 1.5 s quiet after the release: its last change is over a second old and the jump at 2 h
+    # (b's end) starts at once. That one ends on a change (c running): the jump at 3 h waits for a new second.
+    plane = Plane(capacity=1, requeue=1)
+    r, _ = runner(plane, "a,0,nlp,l4,1,1h,,\nb,10m,nlp,l4,1,1h,,\nc,20m,nlp,l4,1,1h,,\n", quiet=1.5)
+    waited: dict[float, float] = {}
+    apply = r.apply
+
+    def record(now: float) -> None:
+        waited[now] = r.timing["sleep_second"] - sum(waited.values())
+        apply(now)
+
+    r.apply = record  # type: ignore[method-assign]
+    r.run()
+    assert waited[2 * H] == 0.0
+    assert waited[3 * H] > 0.0
+    assert [e for e in log(r) if e[2] == "running" and e[3]] == [(0.0, "a", "running", 1), (H, "b", "running", 1),
+                                                        (2 * H, "c", "running", 1)]  # fmt: skip

@@ -62,6 +62,9 @@ def register(sub: Subcommands) -> None:
     )
     p.add_argument("--compression", type=float, default=3600.0, help="wall clock: simulated seconds per wall second")
     p.add_argument("--until", type=_duration, help="stop at this simulated time (default: all jobs finished)")
+    p.add_argument("--warmup", type=_duration, default=0.0, metavar="DURATION",
+                   help="count nothing before this simulated time, so the numbers are of a cluster that is "
+                   "already full, not of one filling up (e.g. 1d); --generate adds it to --days (default 0)")
     p.add_argument("--json", action="store_true", help="the report as JSON")
     p.add_argument("--plot", type=Path, help="write a PNG: utilization and queue depth over time")
     p.add_argument("--events", type=Path, help="write the event log (JSON lines)")
@@ -78,11 +81,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 ("--days", args.days), ("--load", args.load), ("--quiet", args.quiet)) if value <= 0]  # fmt: skip
     if args.node_failures < 0:
         problems.append(f"--node-failures {args.node_failures}: must be 0 or more")
+    if args.until is not None and args.warmup >= args.until:
+        warmup = trace.format_duration(args.warmup)
+        problems.append(f"--warmup {warmup}: {warmup} does not end before --until {trace.format_duration(args.until)}")
     if problems:
         raise ConfigError([ConfigIssue(p.split(" ")[0], p.split(": ", 1)[1], "") for p in problems])
     plan = load_environment(str(path))
     if args.generate:
-        settings = generate.Settings(seed=args.seed, days=args.days, load=args.load)
+        settings = generate.Settings(seed=args.seed, days=args.days + args.warmup / 86400, load=args.load)
         jobs, source = generate.generate(plan, settings), f"--generate --seed {args.seed}"
     else:
         jobs, source = trace.read_trace(args.trace), str(args.trace)
@@ -94,9 +100,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(f"{source}: {len(jobs)} jobs, valid for {args.env}")
         return EXIT_OK
     opts = Options(policy=args.policy, clock=args.clock, quiet=args.quiet, compression=args.compression,
-                   node_failures=args.node_failures,
+                   node_failures=args.node_failures, warmup=args.warmup,
                    seed=args.seed, until=args.until if args.until is not None else
-                   (args.days * 86400 if args.generate else None))  # fmt: skip
+                   (args.days * 86400 + args.warmup if args.generate else None))  # fmt: skip
     try:
         out = simulate(args.env, jobs, opts, config_dir=Path(args.config_dir),
                        on_step=lambda s: print(f"simulate: {s}", file=sys.stderr, flush=True))  # fmt: skip

@@ -1,14 +1,17 @@
 """Numbers from an event log (``events.Event``), pure Python.
 
-- utilization: chip-seconds held by Running pods / (capacity x horizon), per flavor and per resource
-  (TPU chips, GPUs), over [0, horizon); plus a sampled series (utilization per flavor, queue depth per team);
-- per team: jobs submitted, admitted (at least once), admissions, preempted (evictions by preemption),
-  node failures, finished; wait = first admission - submission (a job never admitted counts its wait
-  until the end of the log, ``censored``); p50/p95/max by nearest rank (the ceil(p n)-th smallest);
+Measured over the window [start, horizon): ``start`` > 0 is a warm-up (the cluster fills as it would
+after last week's work) that no number counts, though the series shows it.
+- utilization: chip-seconds held by Running pods / (capacity x window), per flavor and per resource
+  (TPU chips, GPUs); plus a sampled series over [0, horizon) (utilization per flavor, queue depth per team);
+- per team, of the jobs submitted in the window: submitted, admitted (at least once), admissions,
+  finished; wait = first admission - submission (a job never admitted counts its wait until the end of
+  the log, ``censored``); p50/p95/max by nearest rank (the ceil(p n)-th smallest); and of every job, the
+  evictions in the window: preempted (by preemption), node failures;
 - borrowed: chip-hours of quota (admitted chips) above the team's nominal, per flavor; lent: the
   borrowed chip-hours of the flavor at each moment, split among the teams below their nominal in
   proportion to their idle nominal chips;
-- lost work: chip-hours of the ``lost`` seconds of evictions (since the last checkpoint).
+- lost work: chip-hours of the ``lost`` seconds of the window's evictions (since the last checkpoint).
 """
 
 from __future__ import annotations
@@ -62,10 +65,12 @@ class Metrics:
     by_resource: dict[str, float]  # google.com/tpu | nvidia.com/gpu -> share
     teams: dict[str, TeamStats]
     series: list[dict[str, object]]  # {"t_h", "util": {flavor: share}, "pending": {team: n}}
+    start: float = 0.0  # simulated seconds of warm-up before the window
 
     def as_dict(self) -> dict[str, object]:
         return {
             "horizon_h": self.horizon / HOUR,
+            "measured_from_h": self.start / HOUR,
             "utilization": self.utilization,
             "utilization_by_resource": self.by_resource,
             "teams": {t: s.summary() for t, s in sorted(self.teams.items())},
@@ -81,9 +86,10 @@ def compute(
     resource_of: Mapping[str, str],
     nominal: Mapping[str, Mapping[str, int]],
     samples: int = 200,
+    start: float = 0.0,
 ) -> Metrics:
-    """Metrics of ``events`` over [0, horizon); ``capacity`` and ``resource_of`` per flavor, ``nominal``
-    team -> flavor -> chips."""
+    """Metrics of ``events`` over [start, horizon); ``capacity`` and ``resource_of`` per flavor,
+    ``nominal`` team -> flavor -> chips."""
     ordered = sorted(events, key=lambda e: e.t)
     teams: dict[str, TeamStats] = defaultdict(TeamStats)
     running: dict[str, tuple[str, int]] = {}  # job -> (flavor, chips)
@@ -108,7 +114,7 @@ def compute(
                        "pending": depth})  # fmt: skip
 
     def advance(t0: float, t1: float) -> None:
-        a, b = max(0.0, t0), min(horizon, t1)
+        a, b = max(start, t0), min(horizon, t1)
         if b <= a:
             return
         dt = b - a
@@ -139,16 +145,18 @@ def compute(
         if e is None:
             break
         s = teams[e.team]
+        counted = submitted.get(e.job, e.t) >= start  # a job of the window (not of the warm-up)
         if e.type == "submitted":
-            s.submitted += 1
+            s.submitted += counted
             submitted[e.job] = e.t
             pending[e.job] = e.team
         elif e.type == "admitted":
-            s.admissions += 1
+            s.admissions += counted
             if e.job not in first_admit:
-                s.admitted += 1
                 first_admit[e.job] = e.t
-                s.waits.append(e.t - submitted.get(e.job, e.t))
+                if counted:
+                    s.admitted += 1
+                    s.waits.append(e.t - submitted.get(e.job, e.t))
             held[e.job] = (e.team, e.flavor, e.chips)
             pending.pop(e.job, None)
         elif e.type == "running":
@@ -157,28 +165,30 @@ def compute(
             else:
                 running.pop(e.job, None)
         elif e.type == "evicted":
-            s.preempted += e.detail == "preempted"
-            s.node_failures += e.detail == "node-failure"
-            chips = held.get(e.job, (e.team, e.flavor, e.chips))[2] or e.chips
-            s.lost += e.lost * chips / HOUR
+            if e.t >= start:
+                s.preempted += e.detail == "preempted"
+                s.node_failures += e.detail == "node-failure"
+                chips = held.get(e.job, (e.team, e.flavor, e.chips))[2] or e.chips
+                s.lost += e.lost * chips / HOUR
             running.pop(e.job, None)
             held.pop(e.job, None)
             pending[e.job] = e.team
         elif e.type == "finished":
-            s.finished += 1
+            s.finished += counted
             running.pop(e.job, None)
             held.pop(e.job, None)
             pending.pop(e.job, None)
     for job, team in pending.items():
-        if job not in first_admit:
+        if job not in first_admit and submitted.get(job, end) >= start:
             teams[team].censored += 1
             teams[team].waits.append(end - submitted.get(job, end))
-    util = {f: area[f] / (c * horizon) if c and horizon else 0.0 for f, c in capacity.items()}
+    window = horizon - start
+    util = {f: area[f] / (c * window) if c and window > 0 else 0.0 for f, c in capacity.items()}
     by_res: dict[str, float] = {}
     for res in sorted(set(resource_of.values())):
         flavors = [f for f in capacity if resource_of.get(f) == res]
         cap = sum(capacity[f] for f in flavors)
-        by_res[res] = sum(area[f] for f in flavors) / (cap * horizon) if cap and horizon else 0.0
+        by_res[res] = sum(area[f] for f in flavors) / (cap * window) if cap and window > 0 else 0.0
     for team in nominal:
         teams[team]  # every team of the environment has a row, with or without jobs
-    return Metrics(horizon, util, by_res, dict(teams), series)
+    return Metrics(horizon, util, by_res, dict(teams), series, start)

@@ -28,7 +28,8 @@ def text(m: Metrics, header: Mapping[str, object]) -> str:
     headers = ["team", "submitted", "admitted", "preempted", "node lost", "finished", "wait p50 h", "p95 h",
                "max h", "borrowed chip-h", "lent chip-h", "lost chip-h"]  # fmt: skip
     table = render_table(headers, rows)
-    return f"{head}\nutilization over {m.horizon / 3600:.1f} h: {util} (flavors: {flavors})\n{table}\n"
+    window = f"{(m.horizon - m.start) / 3600:.1f} h" + (f" after {m.start / 3600:g} h of warm-up" if m.start else "")
+    return f"{head}\nutilization over {window}: {util} (flavors: {flavors})\n{table}\n"
 
 
 def as_json(m: Metrics, header: Mapping[str, object]) -> str:
@@ -53,6 +54,10 @@ def plot(m: Metrics, path: Path, title: str) -> None:
     flavors = sorted({f for s in m.series for f in s["util"]})  # type: ignore[attr-defined]
     for f in flavors:
         top.plot(t, [100 * s["util"].get(f, 0.0) for s in m.series], label=f, linewidth=1)  # type: ignore[attr-defined]
+    if m.start:
+        for ax in (top, bottom):
+            ax.axvspan(0, m.start / 3600, color="0.9", label="_warm-up")
+        top.text(m.start / 7200, 101, "warm-up", ha="center", va="bottom", fontsize=8)
     top.set_ylabel("chips in use (%)")
     top.set_ylim(0, 105)
     top.legend(loc="lower right", fontsize=8)

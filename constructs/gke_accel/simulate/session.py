@@ -31,6 +31,7 @@ class Options:
     node_failures: float = 0.0  # per simulated day
     seed: int = 1
     until: float | None = None  # simulated seconds; default: until every job finished
+    warmup: float = 0.0  # simulated seconds at the start that no number counts (metrics.compute ``start``)
     tick: float = 0.25  # wall: wall seconds between polls (virtual: 0.15 while settling)
 
 
@@ -92,12 +93,12 @@ def simulate(
         result = runner.run()
         horizon = opts.until if opts.until is not None else result.until
         m = metrics.compute(result.events, horizon=horizon, capacity=capacity, resource_of=resource_of,
-                            nominal=nominal)  # fmt: skip
+                            nominal=nominal, start=opts.warmup)  # fmt: skip
         api.close()
     finally:
         twin.stop()
     clock = {"compression": opts.compression} if opts.clock == "wall" else {"quiet_seconds": opts.quiet}
     header = {"environment": env, "policy": opts.policy, "jobs": len(jobs), "clock": opts.clock, **clock,
-              "node_failures_per_day": opts.node_failures, "seed": opts.seed,
+              "node_failures_per_day": opts.node_failures, "seed": opts.seed, "warmup_h": opts.warmup / 3600,
               "wall_seconds": round(result.wall, 1), "startup_seconds": round(startup, 1)}  # fmt: skip
     return Outcome(m, result, header, capacity, nominal, cqs, startup)

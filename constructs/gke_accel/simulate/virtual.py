@@ -20,7 +20,9 @@ the Workloads and pods. A wait longer than ``bound`` ends anyway and is noted. T
 Kueue orders by the API's timestamps, which have whole seconds: pending workloads of one priority by
 creationTimestamp, ties broken by UID (pkg/cache/queue/cluster_queue.go), and preemption candidates by
 admission time. Two jumps in one wall second would make hours of simulated time a tie, broken at random;
-so each jump starts in a wall second after the one in which the previous settle ended.
+so each jump starts in a wall second after the one in which a poll last saw a change (a creation,
+admission, eviction or finish: every timestamp Kueue orders by is at most that second). A settle that
+ended with a quiet wait has usually passed that second already, so its next jump starts at once.
 
 The runner also stands in for the kubelet where kwok does not: a pod deleted while Running (by the
 JobSet controller restarting a JobSet, e.g. after its exclusive placement put two slices' leaders on one
@@ -91,6 +93,7 @@ class VirtualRunner(Runner):
         self.holders: set[tuple[str, str]] = set()  # Workloads holding quota at the last poll
         self.released = -float("inf")  # wall time at which a poll last saw quota released
         self.deleting: dict[str, float] = {}  # pod (namespace/name) -> wall time first seen deleted, not ended
+        self.stamp = -1  # the wall second (API timestamp) of the last poll that saw a change
 
     def run_seconds(self, job: TraceJob) -> float | None:
         return None  # no kwok timer: the runner ends each run at its simulated time
@@ -111,9 +114,8 @@ class VirtualRunner(Runner):
     def run(self) -> RunResult:
         t0 = self.clock()
         now = 0.0
-        second = -1  # the wall second (API timestamp) in which the previous settle ended
         while True:
-            wait = second + 1 - self.epoch()
+            wait = self.stamp + 1 - self.epoch()
             if wait > 0:
                 self.sleep(wait)
                 self.timing["sleep_second"] += wait
@@ -122,7 +124,6 @@ class VirtualRunner(Runner):
             self.timing["api"] += self.clock() - a
             self.timing["jumps"] += 1
             self.settle(now)
-            second = math.floor(self.epoch())
             if now >= self.until or all(s.finished for s in self.jobs.values()):
                 break
             now = self.next_event(now)
@@ -153,6 +154,7 @@ class VirtualRunner(Runner):
             sig = signature(workloads, pods)
             if sig != last or len(self.events) != events or self.actions != actions:
                 last, last_change = sig, t
+                self.stamp = math.floor(self.epoch())
                 moved = True
             else:
                 moved = False
