@@ -3,8 +3,9 @@
 Per team and accelerator of its quota (``teams[].accelerators``), the team offers ``load`` x its nominal
 share x the horizon in chip-hours (so the whole cohort offers ``load`` of its capacity when quotas add up
 to the pools). How the work arrives:
-- training teams (no ``inference`` class): bursts (a Poisson process of ``bursts_per_day``; each burst
-  submits 1-6 jobs within an hour), sizes mostly one slice, 1 in 5 two slices (multislice) where the
+- training teams (no ``inference`` class): bursts at uniformly random times, each submitting 1-6 jobs
+  within an hour, as many as the team's work needs (about ten a week for a staging training team),
+  sizes mostly one slice, 1 in 5 two slices (multislice) where the
   pool has several slices; durations 1-12 h; checkpoints every 30 min (1 h for runs over 6 h);
 - inference teams (their classes include ``inference``): a diurnal arrival rate peaking at
   ``peak_hour`` (night), 1 + cos around the peak, short jobs (30 min - 3 h) at inference priority,
@@ -32,7 +33,6 @@ class Settings:
     seed: int = 1
     days: float = 7.0
     load: float = 0.9  # offered work / capacity
-    bursts_per_day: float = 3.0
     peak_hour: float = 2.0  # inference peaks at 02:00
 
 
@@ -65,7 +65,7 @@ def _diurnal_time(rng: random.Random, horizon: float, peak_hour: float) -> float
             return t
 
 
-def _bursty_times(rng: random.Random, horizon: float, n: int, per_day: float) -> list[float]:
+def _bursty_times(rng: random.Random, horizon: float, n: int) -> list[float]:
     times: list[float] = []
     while len(times) < n:
         start = rng.uniform(0, horizon)
@@ -91,7 +91,7 @@ def generate(plan: EnvironmentPlan, s: Settings) -> list[TraceJob]:
             mean = (1.75 if inference else 6.5) * HOUR * unit
             n = max(1, round(target / mean))
             times = ([_diurnal_time(rng, horizon, s.peak_hour) for _ in range(n)] if inference
-                     else _bursty_times(rng, horizon, n, s.bursts_per_day))  # fmt: skip
+                     else _bursty_times(rng, horizon, n))  # fmt: skip
             for t in times:
                 size = 2 if (not inference and kind == "tpu" and units > 1 and rng.random() < 0.2) else 1
                 hours = rng.uniform(0.5, 3.0) if inference else rng.uniform(1.0, 12.0)
