@@ -47,10 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # a kill stops the twin by PID, like Ctrl-C
     args.out.mkdir(parents=True, exist_ok=True)
     plan = load_environment(str(CONFIG / "staging.yaml"))
-    days, warmup = args.days, args.warmup * 86400
+    days, warmup_s = args.days, args.warmup * 86400
     jobs = generate.generate(plan, generate.Settings(seed=SEED, days=days + args.warmup, load=LOAD))
     (args.out / "trace.csv").write_text(trace.to_csv(jobs))
-    measured = [j for j in jobs if j.submit >= warmup]
+    measured = [j for j in jobs if j.submit >= warmup_s]
     load = generate.offered_load(measured, generate.capacity_of(plan), days * 86400)
     print(f"trace: {len(jobs)} jobs, {len(measured)} after the warm-up, seed {SEED}, offered load {load}",
           flush=True)  # fmt: skip
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         config_dir, policy, rate = SCENARIOS[name]
         started = time.monotonic()
         opts = Options(policy=policy, clock=args.clock, quiet=args.quiet, compression=args.compression,
-                       node_failures=rate, seed=SEED, until=warmup + days * 86400, warmup=warmup)
+                       node_failures=rate, seed=SEED, until=warmup_s + days * 86400, warmup=warmup_s)
         out = simulate("staging", jobs, opts,
                        config_dir=config_dir, on_step=lambda s, n=name: print(f"  {n}: {s}", flush=True))  # fmt: skip
         header = {**out.header, "scenario": name, "config": str(config_dir.relative_to(REPO)),

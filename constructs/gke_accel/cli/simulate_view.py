@@ -77,15 +77,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     path = Path(args.config_dir) / f"{args.env}.yaml"
     if not path.is_file():
         raise ConfigError([ConfigIssue("--env", f"{args.env!r}: no {path}", "an environment of --config-dir")])
-    problems = [f"{flag} {value}: must be above 0" for flag, value in (("--compression", args.compression),
+    problems = [(flag, "must be above 0") for flag, value in (("--compression", args.compression),
                 ("--days", args.days), ("--load", args.load), ("--quiet", args.quiet)) if value <= 0]  # fmt: skip
     if args.node_failures < 0:
-        problems.append(f"--node-failures {args.node_failures}: must be 0 or more")
+        problems.append(("--node-failures", "must be 0 or more"))
     if args.until is not None and args.warmup >= args.until:
-        warmup = trace.format_duration(args.warmup)
-        problems.append(f"--warmup {warmup}: {warmup} does not end before --until {trace.format_duration(args.until)}")
+        until = trace.format_duration(args.until)
+        problems.append(("--warmup", f"{trace.format_duration(args.warmup)} does not end before --until {until}"))
     if problems:
-        raise ConfigError([ConfigIssue(p.split(" ")[0], p.split(": ", 1)[1], "") for p in problems])
+        raise ConfigError([ConfigIssue(flag, message, "") for flag, message in problems])
     plan = load_environment(str(path))
     if args.generate:
         settings = generate.Settings(seed=args.seed, days=args.days + args.warmup / 86400, load=args.load)
