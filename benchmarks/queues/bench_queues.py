@@ -25,7 +25,7 @@ from gke_accel.simulate.session import Options, simulate
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-SEED, DAYS, WARMUP, LOAD, FAILURES = 20261202, 7.0, 1.0, 0.9, 2.0
+SEED, DAYS, WARMUP, LOAD, FAILURES, RESOLUTION = 20261202, 7.0, 1.0, 0.9, 2.0, 0.0
 CONFIG = REPO / "config"
 SCENARIOS = {
     "cohort": (CONFIG, "cohort", 0.0),
@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clock", choices=("virtual", "wall"), default="virtual", help="default virtual")
     parser.add_argument("--quiet", type=float, default=1.2, help="virtual clock: wall seconds quiet = settled")
     parser.add_argument("--compression", type=float, default=1800.0, help="wall clock: simulated s per wall s")
+    parser.add_argument("--resolution", type=float, default=RESOLUTION,
+                        help=f"virtual clock: simulated minutes a step, 0 exact (default {RESOLUTION:g})")  # fmt: skip
     parser.add_argument("--only", action="append", choices=sorted(SCENARIOS), help="run only these scenarios")
     parser.add_argument("--days", type=float, default=DAYS, help="simulated days measured (default 7)")
     parser.add_argument("--warmup", type=float, default=WARMUP, help="simulated days before them (default 1)")
@@ -58,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         config_dir, policy, rate = SCENARIOS[name]
         started = time.monotonic()
         opts = Options(policy=policy, clock=args.clock, quiet=args.quiet, compression=args.compression,
-                       node_failures=rate, seed=SEED, until=warmup_s + days * 86400, warmup=warmup_s)
+                       node_failures=rate, seed=SEED, until=warmup_s + days * 86400, warmup=warmup_s,
+                       resolution=args.resolution * 60)  # fmt: skip
         out = simulate("staging", jobs, opts,
                        config_dir=config_dir, on_step=lambda s, n=name: print(f"  {n}: {s}", flush=True))  # fmt: skip
         header = {**out.header, "scenario": name, "config": str(config_dir.relative_to(REPO)),

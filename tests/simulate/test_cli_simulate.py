@@ -60,6 +60,16 @@ def test_bad_flags_and_files_are_one_error_each(tmp_path: Path, capsys: pytest.C
     assert main(["simulate", "--env", "staging", "--config-dir", CONFIG, "--generate", "--warmup", "1d",
                  "--until", "12h"]) == 2  # fmt: skip
     assert "--warmup: 1d does not end before --until 12h" in capsys.readouterr().err
+    assert main(["simulate", "--env", "staging", "--config-dir", CONFIG, "--generate", "--clock", "wall",
+                 "--resolution", "30m"]) == 2  # fmt: skip
+    assert "--resolution: applies to the virtual clock only" in capsys.readouterr().err
+    assert main(["simulate", "--env", "staging", "--config-dir", CONFIG, "--generate", "--resolution", "30m",
+                 "--dry-run"]) == 0  # fmt: skip
+    capsys.readouterr()
+    late = tmp_path / "late.csv"
+    late.write_text("name,submit,team,accelerator,chips,duration\na,1h,nlp,l4,1,1h\nb,2h,nlp,l4,1,1h\n")
+    assert main(["simulate", "--env", "staging", "--config-dir", CONFIG, "--trace", str(late), "--warmup", "2h"]) == 2
+    assert f"--warmup: 2h leaves no job of {late} to measure (the last is submitted at 2h)" in capsys.readouterr().err
     assert main(["simulate", "--env", "nowhere", "--config-dir", CONFIG, "--generate"]) == 2
     assert "--env: 'nowhere': no " in capsys.readouterr().err
     assert main(["simulate", "--env", "staging", "--config-dir", CONFIG, "--trace", str(tmp_path / "none.csv")]) == 2

@@ -68,6 +68,7 @@ class Plane:
                 job["state"] = "succeeded"
             elif state == "succeeded":
                 job["state"] = "finished"
+                holding.remove(name)  # a job after it in this poll sees the quota free
                 self.released = self.polls
             elif state == "evicting":
                 job["state"], job["tried"] = "pending", self.polls
@@ -138,12 +139,13 @@ class Clock:
         self.t += dt
 
 
-def runner(plane: Plane, trace: str, quiet: float = 0.8, until: float | None = None) -> tuple[VirtualRunner, Clock]:
+def runner(plane: Plane, trace: str, quiet: float = 0.8, until: float | None = None,
+           resolution: float = 0.0) -> tuple[VirtualRunner, Clock]:  # fmt: skip
     plan = load_environment(CONFIG / "staging.yaml")
     clock = Clock()
     jobs = parse_trace("name,submit,team,accelerator,chips,duration,priority,checkpoint\n" + trace, "t.csv")
     r = VirtualRunner(plane, plan, jobs, quiet=quiet, poll=0.1, bound=30.0, until=until,  # type: ignore[arg-type]
-                      clock=clock, epoch=clock, sleep=clock.sleep)  # fmt: skip
+                      resolution=resolution, clock=clock, epoch=clock, sleep=clock.sleep)  # fmt: skip
     return r, clock
 
 
@@ -281,3 +283,45 @@ def test_a_jump_after_a_quiet_wait_starts_at_once_and_one_after_a_change_waits_f
     assert waited[3 * H] > 0.0
     assert [e for e in log(r) if e[2] == "running" and e[3]] == [(0.0, "a", "running", 1), (H, "b", "running", 1),
                                                         (2 * H, "c", "running", 1)]  # fmt: skip
+
+
+def test_on_hourly_steps_the_next_event_is_the_nearest_step_ties_the_earlier_and_never_the_current_one() -> None:
+    r, _ = runner(Plane(), "a,40m,nlp,l4,1,1h,,\nb,5h,nlp,l4,1,1h,,\n", until=10 * H, resolution=H)
+    a, b = r.jobs["a"], r.jobs["b"]
+    assert r.next_event(0.0) == H  # a's submission at 40 min: nearer 1 h than 0
+    a.submitted, a.run_start = True, H
+    assert r.next_event(H) == 2 * H  # a started at 1 h with 1 h of work
+    a.saved = 50 * MIN  # 10 min left: less than half a step, yet a run lasts a step
+    assert r.next_event(H) == 2 * H
+    a.saved = 0.0
+    r.failures = [Failure(H + 90 * MIN, ("n1",))]  # 2 h 30: a tie, the earlier step
+    assert r.next_event(H) == 2 * H
+    r.failures, r.repairs = [], [(H + 10 * MIN, ("n1",))]  # a loss at 1 h is repaired at the next step
+    a.run_start = None
+    assert r.next_event(H) == 2 * H
+    r.repairs, a.finished = [], True
+    assert r.next_event(H) == 5 * H  # b
+    b.submitted = b.finished = True
+    assert r.next_event(5 * H) == 10 * H  # the horizon
+    r.until = 5.5 * H
+    assert r.next_event(5 * H) == 5.5 * H  # the horizon, between steps
+
+
+def test_on_hourly_steps_submissions_and_ends_happen_at_the_nearest_step_and_a_short_run_lasts_one() -> None:
+    # two GPUs. a (0, 1 h 20) ends at 1 h; d (25 min: step 0, 1 h) too; b (40 min: step 1 h) runs its
+    # 10 min until 2 h, the next step; c (2 h 30: a tie, step 2 h) runs 1 h 29 to 3 h 29: step 3 h.
+    plane = Plane(capacity=2)
+    trace = "a,0,nlp,l4,1,1h20m,,\nb,40m,nlp,l4,1,10m,,\nc,2h30m,nlp,l4,1,1h29m,,\nd,25m,nlp,l4,1,1h,,\n"
+    r, _ = runner(plane, trace, resolution=H)
+    result = r.run()
+    ev = log(r)
+
+    def at(kind: str) -> dict[str, float]:
+        return {job: t for t, job, k, _ in ev if k == kind}
+
+    assert at("submitted") == {"a": 0.0, "d": 0.0, "b": H, "c": 2 * H}
+    assert at("admitted") == {"a": 0.0, "d": 0.0, "b": H, "c": 2 * H}
+    assert at("finished") == {"a": H, "d": H, "b": 2 * H, "c": 3 * H}
+    assert result.timing["jumps"] == 4  # 0, 1 h, 2 h, 3 h: exact, the same trace takes 8 jumps
+    exact, _ = runner(Plane(capacity=2), trace)
+    assert exact.run().timing["jumps"] == 8  # 0, 25 m, 40 m, 1 h 20 (b in), 1 h 25, 1 h 30, 2 h 30, 3 h 59

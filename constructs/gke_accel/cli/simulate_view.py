@@ -60,6 +60,10 @@ def register(sub: Subcommands) -> None:
         metavar="SECONDS",
         help="virtual clock: wall seconds without change before the control plane counts as settled",
     )
+    p.add_argument("--resolution", type=_duration, default=0.0, metavar="DURATION",
+                   help="virtual clock: apply each event at the nearest multiple of DURATION (e.g. 30m), so "
+                   "events close together cost one settle; times and waits move by at most half of it "
+                   "(default 0: every event at its own time)")
     p.add_argument("--compression", type=float, default=3600.0, help="wall clock: simulated seconds per wall second")
     p.add_argument("--until", type=_duration, help="stop at this simulated time (default: all jobs finished)")
     p.add_argument("--warmup", type=_duration, default=0.0, metavar="DURATION",
@@ -84,6 +88,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.until is not None and args.warmup >= args.until:
         until = trace.format_duration(args.until)
         problems.append(("--warmup", f"{trace.format_duration(args.warmup)} does not end before --until {until}"))
+    if args.resolution and args.clock != "virtual":
+        problems.append(("--resolution", "applies to the virtual clock only (--clock wall moves with wall time)"))
     if problems:
         raise ConfigError([ConfigIssue(flag, message, "") for flag, message in problems])
     plan = load_environment(str(path))
@@ -93,6 +99,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     else:
         jobs, source = trace.read_trace(args.trace), str(args.trace)
     check_trace(plan, jobs, source)
+    last = max((j.submit for j in jobs), default=0.0)
+    if args.warmup and args.warmup >= last:
+        warmup, last_at = trace.format_duration(args.warmup), trace.format_duration(last)
+        message = f"{warmup} leaves no job of {source} to measure (the last is submitted at {last_at})"
+        raise ConfigError([ConfigIssue("--warmup", message, "")])
     if args.save_trace:
         text = trace.to_yaml(jobs) if args.save_trace.suffix in (".yaml", ".yml") else trace.to_csv(jobs)
         args.save_trace.write_text(text)
@@ -100,7 +111,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(f"{source}: {len(jobs)} jobs, valid for {args.env}")
         return EXIT_OK
     opts = Options(policy=args.policy, clock=args.clock, quiet=args.quiet, compression=args.compression,
-                   node_failures=args.node_failures, warmup=args.warmup,
+                   node_failures=args.node_failures, warmup=args.warmup, resolution=args.resolution,
                    seed=args.seed, until=args.until if args.until is not None else
                    (args.days * 86400 + args.warmup if args.generate else None))  # fmt: skip
     try:

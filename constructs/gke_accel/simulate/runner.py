@@ -133,19 +133,24 @@ class Runner:
         self.apply(now)
         self.observe(now)
 
+    def reach(self, now: float) -> float:
+        """The latest trace or failure time applied at ``now`` (the virtual clock's resolution moves it)."""
+        return now
+
     def apply(self, now: float) -> None:
         """What the trace and the failure schedule do by ``now``: submissions, node losses, repairs."""
+        reach = self.reach(now)
         for st in self.jobs.values():
-            if not st.submitted and st.sub.job.submit <= now:
+            if not st.submitted and st.sub.job.submit <= reach:
                 for obj in st.sub.objects:
                     self.api.create(obj)
                 st.submitted = True
                 self.log(now, st, "submitted")
-        while self.failures and self.failures[0].t <= now:
-            self.fail(now, self.failures.pop(0).nodes)
-        for due, names in [r for r in self.repairs if r[0] <= now]:
+        for due, names in [r for r in self.repairs if r[0] <= reach]:  # before new losses: each lasts a step
             failures.restore_nodes(self.api, self.saved_nodes, names)
             self.repairs.remove((due, names))
+        while self.failures and self.failures[0].t <= reach:
+            self.fail(now, self.failures.pop(0).nodes)
 
     def observe(self, now: float) -> tuple[dict[tuple[str, str], Obj], list[Obj]]:
         """One poll: the Workloads (by namespace and owner name) and the trace's pods, each job followed."""

@@ -15,7 +15,7 @@ from gke_accel.simulate import metrics
 from gke_accel.simulate.api import Api
 from gke_accel.simulate.policy import flavor_capacity, nominal_quotas
 from gke_accel.simulate.runner import KUEUE, Runner, RunResult, apply_policy
-from gke_accel.simulate.trace import TraceJob
+from gke_accel.simulate.trace import TraceJob, format_duration
 from gke_accel.simulate.virtual import VirtualRunner
 from gke_accel.workloads.lint.team import teams_by_namespace
 
@@ -27,6 +27,7 @@ class Options:
     policy: str = "cohort"
     clock: str = "virtual"  # virtual: event-driven (simulate/virtual.py); wall: compressed wall time
     quiet: float = 1.2  # virtual: wall seconds without change before the control plane counts as settled
+    resolution: float = 0.0  # virtual: simulated seconds between steps (each event at the nearest); 0: exact
     compression: float = 3600.0  # wall: simulated seconds per wall second
     node_failures: float = 0.0  # per simulated day
     seed: int = 1
@@ -87,9 +88,11 @@ def simulate(
                 node_failures=opts.node_failures, seed=opts.seed, until=opts.until, on_tick=on_tick,
             )  # fmt: skip
         else:
-            on_step(f"running {len(jobs)} jobs on the virtual clock (settled after {opts.quiet:g} s quiet)")
+            steps = f", in steps of {format_duration(opts.resolution)}" if opts.resolution else ""
+            on_step(f"running {len(jobs)} jobs on the virtual clock (settled after {opts.quiet:g} s quiet{steps})")
             runner = VirtualRunner(api, plan, jobs, quiet=opts.quiet, node_failures=opts.node_failures,
-                                   seed=opts.seed, until=opts.until, on_tick=on_tick)  # fmt: skip
+                                   seed=opts.seed, until=opts.until, resolution=opts.resolution,
+                                   on_tick=on_tick)  # fmt: skip
         result = runner.run()
         horizon = opts.until if opts.until is not None else result.until
         m = metrics.compute(result.events, horizon=horizon, capacity=capacity, resource_of=resource_of,
@@ -97,7 +100,8 @@ def simulate(
         api.close()
     finally:
         twin.stop()
-    clock = {"compression": opts.compression} if opts.clock == "wall" else {"quiet_seconds": opts.quiet}
+    clock = ({"compression": opts.compression} if opts.clock == "wall"
+             else {"quiet_seconds": opts.quiet, "resolution_min": opts.resolution / 60})  # fmt: skip
     header = {"environment": env, "policy": opts.policy, "jobs": len(jobs), "clock": opts.clock, **clock,
               "node_failures_per_day": opts.node_failures, "seed": opts.seed, "warmup_h": opts.warmup / 3600,
               "wall_seconds": round(result.wall, 1), "startup_seconds": round(startup, 1)}  # fmt: skip

@@ -78,12 +78,14 @@ class VirtualRunner(Runner):
 
     def __init__(self, api: Api, plan: EnvironmentPlan, jobs: Sequence[TraceJob], *, quiet: float = 1.2,
                  poll: float = 0.15, bound: float = 30.0, node_failures: float = 0.0, seed: int = 1,
-                 until: float | None = None, on_tick: Callable[[float], None] | None = None,
+                 until: float | None = None, resolution: float = 0.0,
+                 on_tick: Callable[[float], None] | None = None,
                  clock: Callable[[], float] = time.monotonic, epoch: Callable[[], float] = time.time,
                  sleep: Callable[[float], None] = time.sleep) -> None:  # fmt: skip
         super().__init__(api, plan, jobs, compression=1.0, tick=poll, node_failures=node_failures, seed=seed,
                          until=until, on_tick=on_tick)  # fmt: skip
         self.quiet, self.bound, self.clock, self.epoch, self.sleep = quiet, bound, clock, epoch, sleep
+        self.resolution = resolution  # simulated seconds between the clock's steps; 0: every event at its time
         # wall seconds: api (lists, patches, creates), sleep (between polls: chain = a chain under way,
         # quiet = only the quiet period), settle (all of it); and counts
         names = ("api", "sleep", "sleep_chain", "sleep_quiet", "settle", "settle_max", "jumps", "polls",
@@ -99,17 +101,35 @@ class VirtualRunner(Runner):
         return None  # no kwok timer: the runner ends each run at its simulated time
 
     def grace(self, st: JobState) -> float:
-        return -EPS
+        return -self.resolution / 2 - EPS
+
+    def reach(self, now: float) -> float:
+        return now + self.resolution / 2
+
+    def due(self, st: JobState, now: float) -> bool:
+        """As ``Runner.due``, on the clock's steps: a run ends at the step nearest its end, and lasts at
+        least one step (a run that started at ``now`` is not due at ``now``)."""
+        started = st.run_start is not None and (not self.resolution or now > st.run_start + EPS)
+        return started and super().due(st, now)
+
+    def on_step(self, t: float, now: float) -> float:
+        """The step at which what happens at ``t`` is applied: the nearest one (a tie: the earlier), and
+        at least the one after ``now``; without a resolution, ``t`` itself."""
+        if not self.resolution:
+            return t
+        step = self.resolution * math.ceil((t - self.resolution / 2) / self.resolution - 1e-9)
+        return max(now + self.resolution, step)
 
     def next_event(self, now: float) -> float:
         """The simulated time of the next thing that happens after ``now`` (at most the horizon)."""
-        times = [self.until]
-        times += [st.sub.job.submit for st in self.jobs.values() if not st.submitted]
+        times = [st.sub.job.submit for st in self.jobs.values() if not st.submitted]
         times += [st.run_start + st.sub.job.duration - st.saved for st in self.jobs.values()
                   if st.run_start is not None and not st.finished]  # fmt: skip
         times += [f.t for f in self.failures[:1]] + [due for due, _ in self.repairs]
-        later = [t for t in times if t > now + EPS]
-        return min(later) if later else max(now, self.until)
+        # on steps, every time left is after ``now`` (what ``reach`` covered was applied), and a run that
+        # started at ``now`` with less than half a step to go ends at the next one
+        later = [self.on_step(t, now) for t in times if self.resolution or t > now + EPS] + [self.until]
+        return max(now, min(later))
 
     def run(self) -> RunResult:
         t0 = self.clock()
