@@ -14,7 +14,7 @@ from gke_accel.model import load_environment
 from gke_accel.simulate.failures import Failure
 from gke_accel.simulate.objects import JOB_LABEL
 from gke_accel.simulate.trace import parse_trace
-from gke_accel.simulate.virtual import VirtualRunner
+from gke_accel.simulate.virtual import VirtualRunner, expected_loss
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 H, MIN = 3600.0, 60.0
@@ -232,7 +232,8 @@ def test_a_plane_that_never_settles_is_left_after_the_bound_and_noted() -> None:
     plane = Plane(stuck=True)  # Kueue never makes the Workload: the submitted job stays mid-chain
     r, clock = runner(plane, "a,0,nlp,l4,1,1h,,\n", until=2 * H)
     result = r.run()
-    assert result.timing["bound_hits"] >= 1 and any("had not settled after 30" in n for n in result.notes)
+    assert result.timing["bound_hits"] >= 1
+    assert any("had not settled after 30" in n and "(first: 0s: a: no Workload" in n for n in result.notes)
     assert clock.t >= 30.0
 
 
@@ -325,3 +326,28 @@ def test_on_hourly_steps_submissions_and_ends_happen_at_the_nearest_step_and_a_s
     assert result.timing["jumps"] == 4  # 0, 1 h, 2 h, 3 h: exact, the same trace takes 8 jumps
     exact, _ = runner(Plane(capacity=2), trace)
     assert exact.run().timing["jumps"] == 8  # 0, 25 m, 40 m, 1 h 20 (b in), 1 h 25, 1 h 30, 2 h 30, 3 h 59
+
+
+def test_the_expected_loss_since_the_last_checkpoint_over_a_step_is_the_mean_of_the_sawtooth() -> None:
+    # ran 1 h +- 30 min, a checkpoint every 30 min: x mod 30 min is a whole number of sawtooth teeth,
+    # mean 15 min; every 20 min: three teeth, mean 10 min
+    assert expected_loss(H, 30 * MIN, H) == pytest.approx(15 * MIN)
+    assert expected_loss(H, 20 * MIN, H) == pytest.approx(10 * MIN)
+    # ran 2 h +- 30 min, every 3 h: no checkpoint in reach, all of it lost on average: 2 h
+    assert expected_loss(2 * H, 3 * H, H) == pytest.approx(2 * H)
+    # ran 1 h +- 30 min, every 1 h: (integral of x over 30-60 min, + of x - 60 over 60-90 min) / 60 min
+    assert expected_loss(H, H, H) == pytest.approx(((60**2 - 30**2) / 2 + 30**2 / 2) / 60 * MIN)
+
+
+def test_on_hourly_steps_a_preemption_keeps_the_checkpoints_of_its_run_on_average_over_the_step() -> None:
+    # a (2 h, checkpoint 20 min) from 0; b (inference, 50 min: step 1 h) preempts it at 1 h. a ran 1 h
+    # +- 30 min: it loses 10 min on average (not 0, the step's own multiple of 20 min) and keeps 50
+    # min. b runs 1 h - 2 h; a then needs 2 h - 50 min = 70 min: ends at 3 h 10, step 3 h.
+    plane = Plane(capacity=1, preemptors=frozenset({"b"}))
+    r, _ = runner(plane, "a,0,nlp,l4,1,2h,,20m\nb,50m,serving,l4,1,1h,inference,\n", resolution=H)
+    r.run()
+    (evicted,) = [e for e in r.events if e.type == "evicted"]
+    assert (evicted.t, evicted.job, evicted.detail) == (H, "a", "preempted")
+    assert evicted.lost == pytest.approx(10 * MIN)
+    assert [e.t for e in r.events if e.job == "a" and e.type == "admitted"] == [0.0, 2 * H]
+    assert [e.t for e in r.events if e.job == "a" and e.type == "finished"] == [3 * H]

@@ -218,11 +218,15 @@ class Runner:
         if st.run_start is not None:
             ran = now - st.run_start
             cp = st.sub.job.checkpoint
-            kept = ran if cause is None else (math.floor(ran / cp) * cp if cp else 0.0)
+            kept = ran if cause is None else self.kept(ran, cp)
             st.saved, lost, st.run_start = min(st.sub.job.duration, st.saved + kept), ran - kept, None
         if cause is not None:
             st.restarted = True
             self.log(now, st, "evicted", flavor=st.flavor, chips=st.sub.chips, detail=cause, lost=lost)
+
+    def kept(self, ran: float, checkpoint: float | None) -> float:
+        """Of a run of ``ran`` seconds that ended early, the work its checkpoints saved."""
+        return math.floor(ran / checkpoint) * checkpoint if checkpoint else 0.0
 
     def fail(self, now: float, names: tuple[str, ...]) -> None:
         hit = failures.fail_nodes(self.api, names, self.saved_nodes)

@@ -42,7 +42,7 @@ from gke_accel.model import EnvironmentPlan
 from gke_accel.simulate.api import Api, ApiError
 from gke_accel.simulate.objects import JOB_LABEL
 from gke_accel.simulate.runner import JobState, Runner, RunResult, _cond
-from gke_accel.simulate.trace import TraceJob
+from gke_accel.simulate.trace import TraceJob, format_duration
 
 STUCK = 3.0  # wall seconds a deleted pod may stay Running before the runner ends it (kubelet stand-in)
 EPS = 1e-6  # simulated seconds: a run due at run_start + remaining is due despite float rounding
@@ -73,6 +73,17 @@ def signature(workloads: Workloads, pods: Sequence[Obj]) -> tuple[Any, ...]:
     return tuple(wl), tuple(ps)
 
 
+def expected_loss(ran: float, checkpoint: float, span: float) -> float:
+    """The mean of (x mod checkpoint), the work since the last checkpoint, for x uniform over ``ran`` +-
+    ``span``/2 (from 0): with F(x) = floor(x/c) c^2/2 + (x mod c)^2/2, its integral, (F(b) - F(a))/(b - a)."""
+
+    def integral(x: float) -> float:
+        return math.floor(x / checkpoint) * checkpoint**2 / 2 + math.fmod(x, checkpoint) ** 2 / 2
+
+    a, b = max(0.0, ran - span / 2), ran + span / 2
+    return (integral(b) - integral(a)) / (b - a)
+
+
 class VirtualRunner(Runner):
     kwok_completes = False
 
@@ -96,6 +107,8 @@ class VirtualRunner(Runner):
         self.released = -float("inf")  # wall time at which a poll last saw quota released
         self.deleting: dict[str, float] = {}  # pod (namespace/name) -> wall time first seen deleted, not ended
         self.stamp = -1  # the wall second (API timestamp) of the last poll that saw a change
+        self.why = ""  # what the last busy poll waited for
+        self.unsettled: list[str] = []  # at a bound hit: the simulated time and what it waited for
 
     def run_seconds(self, job: TraceJob) -> float | None:
         return None  # no kwok timer: the runner ends each run at its simulated time
@@ -111,6 +124,14 @@ class VirtualRunner(Runner):
         least one step (a run that started at ``now`` is not due at ``now``)."""
         started = st.run_start is not None and (not self.resolution or now > st.run_start + EPS)
         return started and super().due(st, now)
+
+    def kept(self, ran: float, checkpoint: float | None) -> float:
+        """On steps, a run's length is known to a step: it ran ``ran`` +- half a step. Its checkpoints
+        keep what they keep on average over that span (``expected_loss``), not what the step's multiple
+        would keep (an hour-long step and a 30-minute checkpoint would lose nothing, always)."""
+        if not self.resolution or not checkpoint:
+            return super().kept(ran, checkpoint)
+        return max(0.0, ran - expected_loss(ran, checkpoint, self.resolution))
 
     def on_step(self, t: float, now: float) -> float:
         """The step at which what happens at ``t`` is applied: the nearest one (a tie: the earlier), and
@@ -153,8 +174,9 @@ class VirtualRunner(Runner):
                               "no terminal phase): the runner marked them Failed, as a kubelet would")  # fmt: skip
         hits = int(self.timing["bound_hits"])
         if hits:
+            first = "; ".join(self.unsettled[:3])
             self.notes.append(f"the control plane had not settled after {self.bound:g} wall seconds at {hits} of "
-                              f"{int(self.timing['jumps'])} events; the runner went on")  # fmt: skip
+                              f"{int(self.timing['jumps'])} events; the runner went on (first: {first})")  # fmt: skip
         return RunResult(self.events, now, self.clock() - t0, int(self.timing["polls"]), self.notes,
                          dict(self.timing))  # fmt: skip
 
@@ -194,6 +216,7 @@ class VirtualRunner(Runner):
                 break
             if t - start >= self.bound:
                 self.timing["bound_hits"] += 1
+                self.unsettled.append(f"{format_duration(round(now))}: {self.why if busy else 'quiet period'}")
                 break
             s = self.clock()
             self.sleep(self.tick)
@@ -209,6 +232,7 @@ class VirtualRunner(Runner):
         by_job: dict[str, list[Obj]] = {}
         for pod in pods:
             if "deletionTimestamp" in pod["metadata"]:
+                self.why = f"pod {pod['metadata']['name']} terminating"
                 return True, False, False  # pods going away: quota or nodes about to be freed
             by_job.setdefault(pod["metadata"].get("labels", {}).get(JOB_LABEL, ""), []).append(pod)
         queued = waiting = False
@@ -217,17 +241,21 @@ class VirtualRunner(Runner):
                 continue
             wl = workloads.get((st.sub.namespace, name))
             if wl is None or _status(wl, "QuotaReserved")[0] == "":
+                self.why = f"{name}: {'no Workload' if wl is None else 'Workload not yet tried'}"
                 return True, False, False  # Kueue has not made its Workload yet, or not tried it
             if _cond(wl, "QuotaReserved") is None:
                 queued = True  # Kueue may admit it once quota is released
                 continue
             if _cond(wl, "Evicted"):
+                self.why = f"{name}: evicted, quota not yet released"
                 return True, False, False  # Kueue suspends the job, its pods go, then it releases the quota
             mine = by_job.get(name, [])
-            if sum(p.get("status", {}).get("phase") == "Running" for p in mine) < st.sub.pods:
+            running = sum(p.get("status", {}).get("phase") == "Running" for p in mine)
+            if running < st.sub.pods:
                 if self.saved_nodes and any(_unschedulable(p) for p in mine):
                     waiting = True  # its pods wait for the lost nodes
                     continue
+                self.why = f"{name}: admitted, {running} of {st.sub.pods} pods Running"
                 return True, False, False  # admitted: the JobSet/Job controllers, the scheduler, kwok at work
         return False, queued, waiting
 
