@@ -62,8 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         opts = Options(policy=policy, clock=args.clock, quiet=args.quiet, compression=args.compression,
                        node_failures=rate, seed=SEED, until=warmup_s + days * 86400, warmup=warmup_s,
                        resolution=args.resolution * 60)  # fmt: skip
-        out = simulate("staging", jobs, opts,
-                       config_dir=config_dir, on_step=lambda s, n=name: print(f"  {n}: {s}", flush=True))  # fmt: skip
+        out = simulate("staging", jobs, opts, config_dir=config_dir, on_tick=Progress(name, started),
+                       on_step=lambda s, n=name: print(f"  {n}: {s}", flush=True))  # fmt: skip
         header = {**out.header, "scenario": name, "config": str(config_dir.relative_to(REPO)),
                   "total_wall_seconds": round(time.monotonic() - started, 1),
                   "timing": {k: round(v, 1) for k, v in out.run.timing.items()}, "notes": out.run.notes}  # fmt: skip
@@ -73,6 +73,18 @@ def main(argv: list[str] | None = None) -> int:
         print(report.text(out.metrics, header), flush=True)
     print(table(args.out))
     return 0
+
+
+class Progress:
+    """Prints a line as the run enters each simulated day: how long the days took."""
+
+    def __init__(self, name: str, started: float) -> None:
+        self.name, self.started, self.day = name, started, 0
+
+    def __call__(self, now: float) -> None:
+        if now >= (self.day + 1) * 86400:
+            self.day = int(now // 86400)
+            print(f"  {self.name}: day {self.day} reached after {time.monotonic() - self.started:.0f} s", flush=True)
 
 
 def table(out: Path) -> str:

@@ -103,6 +103,6 @@ def simulate(
     clock = ({"compression": opts.compression} if opts.clock == "wall"
              else {"quiet_seconds": opts.quiet, "resolution_min": opts.resolution / 60})  # fmt: skip
     header = {"environment": env, "policy": opts.policy, "jobs": len(jobs), "clock": opts.clock, **clock,
-              "node_failures_per_day": opts.node_failures, "seed": opts.seed, "warmup_h": opts.warmup / 3600,
+              "node_failures_per_day": opts.node_failures, "seed": opts.seed,
               "wall_seconds": round(result.wall, 1), "startup_seconds": round(startup, 1)}  # fmt: skip
     return Outcome(m, result, header, capacity, nominal, cqs, startup)

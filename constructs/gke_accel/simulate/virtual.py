@@ -241,7 +241,10 @@ class VirtualRunner(Runner):
                 continue
             wl = workloads.get((st.sub.namespace, name))
             if wl is None or _status(wl, "QuotaReserved")[0] == "":
-                self.why = f"{name}: {'no Workload' if wl is None else 'Workload not yet tried'}"
+                conds = ", ".join(f"{c.get('type')} {c.get('status')} {c.get('reason', '')}".strip()
+                                  for c in (wl or {}).get("status", {}).get("conditions", []) or [])  # fmt: skip
+                tried = f"Workload not yet tried ({conds or 'no conditions'})"
+                self.why = f"{name}: {'no Workload' if wl is None else tried}"
                 return True, False, False  # Kueue has not made its Workload yet, or not tried it
             if _cond(wl, "QuotaReserved") is None:
                 queued = True  # Kueue may admit it once quota is released
