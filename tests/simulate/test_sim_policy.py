@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gke_accel.simulate.failures import failure_units, schedule
-from gke_accel.simulate.policy import flavor_capacity, nominal_quotas, static_cluster_queue
+from gke_accel.simulate.policy import beyond_nominal, flavor_capacity, nominal_quotas, static_cluster_queue
 
 # A ClusterQueue as the stack writes it (model/queues/manifests.py, docs/queues.md "What is generated")
 CQ = {
@@ -76,3 +76,12 @@ def test_failures_are_seeded_and_come_at_the_rate() -> None:
     assert 900 < len(a) < 1100  # 2 a day for 500 days: 1000 expected, sd ~32
     assert schedule(0.0, 86400, units, seed=1) == [] and schedule(1.0, 86400, [], seed=1) == []
     assert {f.nodes for f in a} == set(units)
+
+
+def test_under_static_a_job_larger_than_every_nominal_quota_of_its_team_is_named_and_one_that_fits_is_not() -> None:
+    nominal = {"research": {"v5e-2x4": 8, "l4": 2}, "nlp": {"v5e-2x4": 16}}
+    resource_of = {"v5e-2x4": "google.com/tpu", "l4": "nvidia.com/gpu"}
+    jobs = [("r-two-slices", "research", 16, "google.com/tpu"), ("r-one", "research", 8, "google.com/tpu"),
+            ("r-gpu", "research", 2, "nvidia.com/gpu"), ("n-two", "nlp", 16, "google.com/tpu"),
+            ("n-gpu", "nlp", 1, "nvidia.com/gpu")]  # fmt: skip
+    assert beyond_nominal(jobs, nominal, resource_of) == ["r-two-slices (16 > 8)", "n-gpu (1 > 0)"]

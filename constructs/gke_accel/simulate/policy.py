@@ -64,3 +64,15 @@ def flavor_capacity(
                         capacity[name] = capacity.get(name, 0) + int(qty)
                         resource[name] = res
     return capacity, resource
+
+
+def beyond_nominal(jobs: Iterable[tuple[str, str, int, str]], nominal: Mapping[str, Mapping[str, int]],
+                   resource_of: Mapping[str, str]) -> list[str]:  # fmt: skip
+    """Of ``jobs`` (name, team, chips, resource), those that need more than any one nominal quota of their
+    team for that resource: under ``static`` Kueue can never admit them. As "name (chips > most)"."""
+    out = []
+    for name, team, chips, resource in jobs:
+        most = max((n for f, n in nominal.get(team, {}).items() if resource_of.get(f) == resource), default=0)
+        if chips > most:
+            out.append(f"{name} ({chips} > {most})")
+    return out

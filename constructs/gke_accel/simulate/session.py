@@ -13,7 +13,7 @@ from typing import Any
 from gke_accel.model import EnvironmentPlan
 from gke_accel.simulate import metrics
 from gke_accel.simulate.api import Api
-from gke_accel.simulate.policy import flavor_capacity, nominal_quotas
+from gke_accel.simulate.policy import beyond_nominal, flavor_capacity, nominal_quotas
 from gke_accel.simulate.runner import KUEUE, Runner, RunResult, apply_policy
 from gke_accel.simulate.trace import TraceJob, format_duration
 from gke_accel.simulate.virtual import VirtualRunner
@@ -93,6 +93,13 @@ def simulate(
             runner = VirtualRunner(api, plan, jobs, quiet=opts.quiet, node_failures=opts.node_failures,
                                    seed=opts.seed, until=opts.until, resolution=opts.resolution,
                                    on_tick=on_tick)  # fmt: skip
+        if opts.policy == "static":
+            held = [(st.sub.job.name, st.sub.job.team, st.sub.chips, st.sub.resource) for st in runner.jobs.values()]
+            never = beyond_nominal(held, nominal, resource_of)
+            if never:
+                runner.notes.append(f"policy static: {len(never)} jobs need more chips than their team's nominal "
+                                    f"quota and can never be admitted; each waits to the end: {', '.join(never[:5])}"
+                                    + (", ..." if len(never) > 5 else ""))  # fmt: skip
         result = runner.run()
         horizon = opts.until if opts.until is not None else result.until
         m = metrics.compute(result.events, horizon=horizon, capacity=capacity, resource_of=resource_of,
