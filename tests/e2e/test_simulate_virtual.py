@@ -137,3 +137,25 @@ def test_a_lost_slice_restarts_the_jobset_and_loses_exactly_the_work_since_the_c
     assert runs[0] == 0 and runs[-1] == pytest.approx(65 * MIN, abs=1e-6)
     assert times(ev, "lost", "finished") == [pytest.approx(155 * MIN, abs=1e-6)]
     assert times(ev, "lost", "admitted") == [0.0]
+
+
+def test_on_half_hour_steps_a_lost_slice_is_applied_at_the_nearest_step_and_loses_the_mean_since_a_checkpoint(
+    api: Api, twin: EnvironmentRun
+) -> None:
+    """The job above on 30-minute steps. The loss at 55 min is applied at 1 h. The run's length is then
+    known to half a step, 1 h +- 15 min, and with a checkpoint every 30 min the work since the last one
+    is on average (22.5 min over 45-60 min + 7.5 min over 60-75 min) / 2 = 15 min: it keeps 45 min. The
+    repair, 10 min after the loss, is applied at the next step, 1 h 30, where the JobSet runs again for
+    the 75 min left: 2 h 45, a tie between 2 h 30 and 3 h, goes to the earlier step."""
+    jobs = parse_trace("name,submit,team,accelerator,chips,duration,checkpoint\nlost,0,nlp,v5e,8,2h,30m\n", "f.csv")
+    runner = VirtualRunner(api, twin.plan, jobs, until=4 * H, resolution=30 * MIN)
+    tpu = [u for u in failures.failure_units(api.items("/api/v1/nodes")) if len(u) > 1]
+    runner.failures = [failures.Failure(55 * MIN, tuple(n for u in tpu for n in u))]
+    result = runner.run()
+    ev = result.events
+    assert not result.notes, result.notes
+    (lost,) = [e for e in ev if e.type == "evicted"]
+    assert (lost.detail, lost.t) == ("node-failure", H) and lost.lost == pytest.approx(15 * MIN)
+    runs = [e.t for e in ev if e.type == "running" and e.chips == 8]
+    assert runs[0] == 0 and runs[-1] == 1.5 * H
+    assert times(ev, "lost", "finished") == [2.5 * H]
