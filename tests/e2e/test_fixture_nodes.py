@@ -257,5 +257,5 @@ def test_lint_agrees_with_the_scheduler_on_gke_nodes(
         refused_by = _untolerated_without_tolerations(fixture)
         why = f"taints {refused_by} stay untolerated" if refused_by else "admission tolerates the accelerator taint"
         assert ok == (not refused_by), f"{case}: the scheduler said {'ok' if ok else 'no'} ({detail}); {why}"
-    elif case != "accelerator-over":  # one GPU more can still fit a MIG or shared node of the same model
+    else:  # one GPU more than a whole-GPU node has does not go to a MIG or shared node of the model either
         assert ok == (case == "fits"), f"{case}: the scheduler said {'ok' if ok else 'no'} ({detail})"

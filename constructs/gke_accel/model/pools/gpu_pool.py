@@ -19,6 +19,7 @@ from gke_accel.model.pools.node_pool import (
     GPU_RESOURCE,
     LABEL_PREFIX,
     POOL_LABEL,
+    SPLIT_GPU_TAINT_KEY,
     SPOT_TAINT_KEY,
     Autoscaling,
     GpuSharing,
@@ -161,6 +162,13 @@ def _check_size(
     return low, high
 
 
+def split_gpu(partition_size: str | None, sharing: GpuSharing | None) -> str:
+    """The value of the ``SPLIT_GPU_TAINT_KEY`` taint on nodes whose GPUs are MIG partitions or shared
+    (``1g.10gb``, ``time-sharing``, ``mps``, ``1g.10gb-time-sharing``); empty for whole GPUs."""
+    parts = [partition_size or "", sharing.strategy.lower().replace("_", "-") if sharing else ""]
+    return "-".join(p for p in parts if p)
+
+
 def _node_pool(
     spec: GpuPoolSpec,
     hw: GpuHardware,
@@ -174,6 +182,9 @@ def _node_pool(
     taints = [Taint(GPU_RESOURCE, "present")]
     if consumption.spot:
         taints.append(Taint(SPOT_TAINT_KEY, "true"))
+    split = split_gpu(spec.partition_size, sharing)
+    if split:  # a whole-GPU pod's selector (the GPU model) also matches these nodes: keep it off them
+        taints.append(Taint(SPLIT_GPU_TAINT_KEY, split))
     labels = {
         POOL_LABEL: spec.name,
         f"{LABEL_PREFIX}/accelerator": hw.model.accelerator_type,

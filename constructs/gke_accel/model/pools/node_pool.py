@@ -11,6 +11,10 @@ from gke_accel.model.lifecycle.plan import PoolLifecyclePlan
 PoolKind = Literal["tpu", "gpu", "system"]
 
 SPOT_TAINT_KEY = "cloud.google.com/gke-spot"
+# gke-accel's taint on pools of MIG-partitioned or shared GPUs: GKE labels those nodes with the GPU model
+# too, so a whole-GPU pod (and a Kueue flavor's nodeLabels, which can only require labels) would
+# otherwise land on a slice of a GPU. Their own pods and flavors tolerate it (node_shape).
+SPLIT_GPU_TAINT_KEY = "gke-accel/split-gpu"
 # GKE taints every node of a queued-provisioning (Dynamic Workload Scheduler) pool itself; the pool
 # config does not carry it (tests/fixtures/gke-nodes/README.md, source DWS).
 QUEUED_TAINT_KEY = "cloud.google.com/gke-queued"

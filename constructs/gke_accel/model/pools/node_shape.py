@@ -85,8 +85,9 @@ class NodeShape:
         """The smallest nodeSelector that picks this pool's kind of accelerator (not the pool itself):
         TPU generation + topology, or GPU model (+ MIG partition size, + sharing strategy and clients);
         and how the nodes are obtained (Spot, queued provisioning, flex-start; a capacity ladder's class
-        and rung), so a whole-GPU job never lands on MIG or shared nodes and an on-demand one never on
-        DWS nodes."""
+        and rung). A selector can only require labels, and a MIG or shared node carries the GPU model's
+        label too: the taints keep whole-GPU pods off them (``SPLIT_GPU_TAINT_KEY``), as they keep
+        on-demand pods off Spot and DWS nodes."""
         keys = [
             TPU_ACCELERATOR_LABEL,
             TPU_TOPOLOGY_LABEL,
