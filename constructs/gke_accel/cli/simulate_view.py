@@ -61,9 +61,9 @@ def register(sub: Subcommands) -> None:
         help="virtual clock: wall seconds without change before the control plane counts as settled",
     )
     p.add_argument("--resolution", type=_duration, default=0.0, metavar="DURATION",
-                   help="virtual clock: apply each event at the nearest multiple of DURATION (e.g. 30m), so "
-                   "events close together cost one settle; times and waits move by at most half of it "
-                   "(default 0: every event at its own time)")
+                   help="virtual clock: apply each event at the nearest multiple of DURATION (e.g. 1h), so "
+                   "events close together cost one settle: faster, but simultaneous events change Kueue's "
+                   "decisions (docs/simulate.md); a quick look, not the numbers (default 0: exact times)")
     p.add_argument("--compression", type=float, default=3600.0, help="wall clock: simulated seconds per wall second")
     p.add_argument("--until", type=_duration, help="stop at this simulated time (default: all jobs finished)")
     p.add_argument("--warmup", type=_duration, default=0.0, metavar="DURATION",

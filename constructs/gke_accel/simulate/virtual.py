@@ -24,6 +24,12 @@ so each jump starts in a wall second after the one in which a poll last saw a ch
 admission, eviction or finish: every timestamp Kueue orders by is at most that second). A settle that
 ended with a quiet wait has usually passed that second already, so its next jump starts at once.
 
+With a ``resolution`` the clock moves in steps: each event is applied at the nearest step (``on_step``;
+submissions and failures up to half a step ahead, ``reach``; a run ends at the step nearest its end,
+``due``), a run or a node loss lasts at least one step, and a run cut short keeps its checkpoints on
+average over the step (``expected_loss``). Fewer settles, but simultaneous events change Kueue's
+decisions: docs/simulate.md measures how much.
+
 The runner also stands in for the kubelet where kwok does not: a pod deleted while Running (by the
 JobSet controller restarting a JobSet, e.g. after its exclusive placement put two slices' leaders on one
 pool) keeps the Job controller's ``batch.kubernetes.io/job-tracking`` finalizer until its phase is
