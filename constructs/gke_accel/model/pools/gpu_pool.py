@@ -165,7 +165,7 @@ def _check_size(
 def split_gpu(partition_size: str | None, sharing: GpuSharing | None) -> str:
     """The value of the ``SPLIT_GPU_TAINT_KEY`` taint on nodes whose GPUs are MIG partitions or shared
     (``1g.10gb``, ``time-sharing``, ``mps``, ``1g.10gb-time-sharing``); empty for whole GPUs."""
-    parts = [partition_size or "", sharing.strategy.lower().replace("_", "-") if sharing else ""]
+    parts = [partition_size or "", sharing.strategy_label if sharing else ""]
     return "-".join(p for p in parts if p)
 
 

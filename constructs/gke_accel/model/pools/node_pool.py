@@ -64,6 +64,11 @@ class GpuSharing:
     strategy: Literal["TIME_SHARING", "MPS"]
     max_shared_clients: int
 
+    @property
+    def strategy_label(self) -> str:
+        """The strategy as GKE's node label spells it: ``time-sharing``, ``mps``."""
+        return self.strategy.lower().replace("_", "-")
+
 
 @dataclass(frozen=True)
 class GuestAccelerator:

@@ -179,7 +179,7 @@ def node_shape(plan: NodePoolPlan, catalog: Catalog | None = None) -> NodeShape:
         if accel is not None and accel.partition_size:
             labels[GPU_PARTITION_LABEL] = accel.partition_size
         if accel is not None and accel.sharing is not None:
-            labels[GPU_SHARING_LABEL] = accel.sharing.strategy.lower().replace("_", "-")
+            labels[GPU_SHARING_LABEL] = accel.sharing.strategy_label
             labels[GPU_MAX_CLIENTS_LABEL] = str(accel.sharing.max_shared_clients)
         resource, allocatable = GPU_RESOURCE, _gpu_allocatable(plan, catalog)
     return NodeShape(
