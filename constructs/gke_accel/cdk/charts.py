@@ -1,27 +1,22 @@
 """Helm charts that gke-accel generates from model objects (the queue objects, the team fences),
-shipped to Terraform as directory assets: one scratch folder per process, removed at exit."""
+shipped to Terraform as directory assets, written in the process's scratch folder (gke_accel/scratch.py,
+removed when the process ends)."""
 
 from __future__ import annotations
 
-import atexit
 import hashlib
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-_TMP: list[str] = []
+from gke_accel.scratch import scratch_dir as _scratch
 
 
 def scratch_dir() -> Path:
-    """The process's folder for generated charts (created once, removed at exit)."""
-    if not _TMP:
-        _TMP.append(tempfile.mkdtemp(prefix="gke-accel-charts-"))
-        atexit.register(shutil.rmtree, _TMP[0], True)
-    return Path(_TMP[0])
+    """The process's folder for generated charts (removed when the process ends)."""
+    return _scratch("charts")
 
 
 def write_chart(name: str, stem: str, description: str, objects: Sequence[dict[str, Any]], where: Path) -> Path:

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NoReturn, TextIO
 
+from gke_accel import scratch
+
 
 class Progress:
     def __init__(self, stream: TextIO | None = None, *, enabled: bool | None = None) -> None:
@@ -66,6 +68,7 @@ def exit_now(code: int) -> NoReturn:
     written and closed. The Node process sees its stdin close and exits on its own.
     """
     gc.freeze()  # nothing left to collect that matters; avoid a full collection on the way out
+    scratch.remove()  # no exit hook runs after os._exit
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more can be written
             stream.flush()
