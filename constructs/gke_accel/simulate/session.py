@@ -1,8 +1,10 @@
 """One simulation: the environment's twin up, the policy applied, the trace run, the metrics computed,
-the twin stopped (by PID, on every exit path)."""
+the twin stopped (by PID, on every exit path). A state directory it made itself is removed after a run
+that ended well, and kept after one that did not (its logs say why), with a line naming it."""
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -66,7 +68,31 @@ def simulate(
     on_tick: Callable[[float], None] | None = None,
     plan: EnvironmentPlan | None = None,
 ) -> Outcome:
-    state = state or Path(tempfile.mkdtemp(prefix=f"gke-accel-simulate-{env}-"))
+    if state is not None:
+        return _simulate(env, jobs, opts, config_dir=config_dir, state=state, on_step=on_step, on_tick=on_tick,
+                         plan=plan)  # fmt: skip
+    made = Path(tempfile.mkdtemp(prefix=f"gke-accel-simulate-{env}-"))
+    try:
+        out = _simulate(env, jobs, opts, config_dir=config_dir, state=made, on_step=on_step, on_tick=on_tick,
+                        plan=plan)  # fmt: skip
+    except BaseException:
+        on_step(f"the twin's state and logs are kept in {made}")
+        raise
+    shutil.rmtree(made, ignore_errors=True)
+    return out
+
+
+def _simulate(
+    env: str,
+    jobs: Sequence[TraceJob],
+    opts: Options,
+    *,
+    config_dir: Path,
+    state: Path,
+    on_step: Callable[[str], None],
+    on_tick: Callable[[float], None] | None,
+    plan: EnvironmentPlan | None,
+) -> Outcome:
     started = time.monotonic()
     twin = start_twin(env, state, config_dir, on_step)
     try:
