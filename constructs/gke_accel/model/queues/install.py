@@ -6,6 +6,7 @@ The charts are the projects' official OCI charts; the versions are the ones the 
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -72,9 +73,31 @@ def placement_values(placement: ControllerPlacement) -> dict[str, Any]:
     return {"nodeSelector": spec["nodeSelector"], "tolerations": spec["tolerations"]}
 
 
+# Kueue's own tuning in the configuration its chart ships (charts/kueue/values.yaml at the pinned tag,
+# managerConfig.controllerManagerConfigYaml): the chart's value is replaced whole by ours, so without
+# these Kueue would run at client-go's 20 requests/s (burst 30) and one worker per controller. At 20/s
+# its writes waited up to 0.33 s each when many jobs moved at once (the simulator's hourly steps: 266
+# throttled writes in 9 settles), and once a preemption was written before the admission it undid:
+# the next workload of the ClusterQueue waited 30 s for that eviction, blocking the queue.
+KUEUE_SHIPPED_TUNING: dict[str, Any] = {
+    "controller": {
+        "groupKindConcurrency": {
+            "Job.batch": 5,
+            "Pod": 5,
+            "Workload.kueue.x-k8s.io": 5,
+            "LocalQueue.kueue.x-k8s.io": 1,
+            "ClusterQueue.kueue.x-k8s.io": 1,
+            "ResourceFlavor.kueue.x-k8s.io": 1,
+        }
+    },
+    "clientConnection": {"qps": 50, "burst": 100},
+}
+
+
 def kueue_configuration(plan: QueuePlan) -> dict[str, Any]:
-    """Kueue's Configuration: every job in a team namespace is queued (none bypasses the team's
-    share, so the ResourceQuota never sees more than Kueue admitted), the integrations above."""
+    """Kueue's Configuration: the chart's own (ports, leader election, the tuning above), with every job
+    in a team namespace queued (none bypasses the team's share, so the ResourceQuota never sees more
+    than Kueue admitted) and the integrations above."""
     namespaces = sorted({t.namespace for t in plan.teams})
     return {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
@@ -83,6 +106,7 @@ def kueue_configuration(plan: QueuePlan) -> dict[str, Any]:
         "metrics": {"bindAddress": ":8443"},
         "webhook": {"port": 9443},
         "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
+        **copy.deepcopy(KUEUE_SHIPPED_TUNING),
         "manageJobsWithoutQueueName": True,
         "managedJobsNamespaceSelector": {
             "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": namespaces}]
