@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from gke_accel import __version__, scratch
+from gke_accel import __version__
 from gke_accel.catalog import load_catalog
 from gke_accel.cli.common import (
     EXIT_CONFIG,
@@ -233,9 +233,7 @@ def _stop_interrupted() -> None:
     """One line, no traceback; exit without running jsii's exit hooks (its Node process is gone)."""
     sys.stdout.flush()
     print("interrupted: no output was half-written (each output folder is complete or unchanged)", file=sys.stderr)
-    sys.stderr.flush()
-    scratch.remove()  # no exit hook runs after os._exit
-    os._exit(INTERRUPTED)
+    exit_now(INTERRUPTED)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,18 +69,24 @@ def simulate(
     on_tick: Callable[[float], None] | None = None,
     plan: EnvironmentPlan | None = None,
 ) -> Outcome:
-    if state is not None:
-        return _simulate(env, jobs, opts, config_dir=config_dir, state=state, on_step=on_step, on_tick=on_tick,
+    with _state_folder(env, state, on_step) as folder:
+        return _simulate(env, jobs, opts, config_dir=config_dir, state=folder, on_step=on_step, on_tick=on_tick,
                          plan=plan)  # fmt: skip
+
+
+@contextmanager
+def _state_folder(env: str, state: Path | None, on_step: Callable[[str], None]) -> Iterator[Path]:
+    """``state``, or a new folder that is removed if the run ends well and kept (and named) if not."""
+    if state is not None:
+        yield state
+        return
     made = Path(tempfile.mkdtemp(prefix=f"gke-accel-simulate-{env}-"))
     try:
-        out = _simulate(env, jobs, opts, config_dir=config_dir, state=made, on_step=on_step, on_tick=on_tick,
-                        plan=plan)  # fmt: skip
+        yield made
     except BaseException:
         on_step(f"the twin's state and logs are kept in {made}")
         raise
     shutil.rmtree(made, ignore_errors=True)
-    return out
 
 
 def _simulate(
