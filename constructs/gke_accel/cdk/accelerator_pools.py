@@ -13,6 +13,7 @@ from dataclasses import replace
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk.cluster import GkeCluster
 from gke_accel.cdk.node_pool import AcceleratorNodePool
+from gke_accel.cdk.pool_registry import claim_after_teams, register_pool
 from gke_accel.model.capacity.ladder import LadderPlan, apply_ladders
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.props import validated_props
@@ -34,6 +35,7 @@ class _PlannedPools(Construct):
         lifecycle: PoolLifecyclePlan | None = None,
     ) -> None:
         super().__init__(scope, id)
+        self.cluster = cluster
         plans = list(apply_ladders(plans, ladders))  # behind a rung: the ComputeClass label and taint
         # the pool's upgrade/maintenance posture (model/lifecycle/), derived by the environment plan
         self.plans = plans = [replace(p, lifecycle=lifecycle) for p in plans] if lifecycle is not None else plans
@@ -62,7 +64,10 @@ class TpuSlicePool(_PlannedPools):
             spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
         )
         issues.raise_if_any()
+        claim_after_teams(cluster, path)
         super().__init__(scope, id, cluster, plans, ladders, lifecycle)
+        self.spec: TpuPoolSpec = spec  # validated and normalized: what Teams plans quotas against
+        register_pool(cluster, self)
 
 
 class GpuNodePool(_PlannedPools):
@@ -86,4 +91,7 @@ class GpuNodePool(_PlannedPools):
             spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
         )
         issues.raise_if_any()
+        claim_after_teams(cluster, path)
         super().__init__(scope, id, cluster, plans, ladders, lifecycle)
+        self.spec: GpuPoolSpec = spec  # validated and normalized: what Teams plans quotas against
+        register_pool(cluster, self)

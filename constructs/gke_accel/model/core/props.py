@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, TypeVar
 
-from gke_accel.model.core.errors import ConfigError, ConfigIssue, bad_value
+from gke_accel.model.core.errors import ConfigError, ConfigIssue, IssueCollector, bad_value
 from gke_accel.model.core.parse import parse_dataclass
 
 T = TypeVar("T")
@@ -34,6 +34,20 @@ def validated_props(cls: type[T], value: Any, path: str) -> T:
     if spec is None or issues:
         raise ConfigError(issues)
     return spec
+
+
+def normalized(cls: type[T], value: Any, path: str, issues: IssueCollector) -> T | None:
+    """``value`` re-parsed as ``cls`` (``consumption="spot"`` becomes a ConsumptionSpec, a list where a
+    mapping belongs is an issue), or None with every problem added to ``issues``: what the model's
+    planning functions run first, so a spec built in Python fails as a config error, never an
+    AttributeError deep inside a rule."""
+    if not isinstance(value, cls):
+        issues.add(_wrong_type(cls, value, path))
+        return None
+    spec, found = parse_dataclass(cls, as_data(value), path)
+    for issue in found:
+        issues.add(issue)
+    return None if found else spec
 
 
 def _wrong_type(cls: type, value: Any, path: str) -> ConfigIssue:

@@ -13,6 +13,7 @@ from gke_accel.model.core.errors import ConfigError, ConfigIssue, IssueCollector
 from gke_accel.model.core.limits import MAX_NODES_PER_CLUSTER, POOLS_MAX, POOLS_WARN
 from gke_accel.model.core.names import DNS_LABEL, check_labels, check_project_id, check_region, claim_pool_name
 from gke_accel.model.core.parse import parse_dataclass
+from gke_accel.model.core.props import normalized
 from gke_accel.model.core.show import show
 from gke_accel.model.core.versions import check_min_versions
 from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file, parse_config_text
@@ -87,6 +88,13 @@ def plan_environment(
     found while parsing, such as unknown keys, reported with these)."""
     catalog = catalog or load_catalog()
     issues = IssueCollector(list(prior))
+    # A spec built in Python gets the same parse as YAML (``consumption="spot"``, a list where a
+    # mapping belongs): config errors naming the field, never an AttributeError inside a rule.
+    given = normalized(EnvironmentSpec, spec, "", issues)
+    if given is None:
+        issues.raise_if_any(source)
+    assert given is not None
+    spec = given
     _check_environment(spec, issues)
     cluster = plan_cluster(spec.cluster, region=spec.region, issues=issues, catalog=catalog)
     pools: list[NodePoolPlan] = []
