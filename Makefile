@@ -16,7 +16,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 PYTEST_ARGS ?=
 
 .PHONY: setup setup-synth synth validate scan test test-py313 e2e lint bench bench-queues clean cli terraform deploy destroy require-env \
-	validate-terraform review setup-other-framework preflight test-other-framework twin-tools
+	validate-terraform review setup-other-framework preflight test-other-framework twin-tools test-wheel
 
 # The default framework is CDK Terrain (cdktn) in .venv. The other one, cdktf 0.21, lives in its own
 # environment (.venv-cdktf, cdktf only) for `make test-other-framework` and `make bench`.
@@ -61,6 +61,12 @@ scan: setup-synth
 
 test: setup
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+# The wheel tier (docs/constructs.md): build the wheel, install it into a fresh venv outside the
+# repository (the pinned dependencies installed once into ~/.cache/gke-accel/wheel-deps), and run the
+# documented construct app and its refused teams from there. First run: a few minutes; then about one.
+test-wheel: setup
+	$(BIN)/pytest -m wheel -p no:cacheprovider tests/wheel $(PYTEST_ARGS)
 
 setup-other-framework: $(OTHER_STAMP)
 

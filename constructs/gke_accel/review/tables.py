@@ -60,16 +60,6 @@ def _quota_section(old: dict[tuple[str, str], CapacityLine], new: dict[tuple[str
     return out
 
 
-def queue_section(before: EnvironmentFacts | None, after: EnvironmentFacts | None) -> list[str]:
-    """Teams whose Kueue queue changes (nominal, borrowing, lending, ceiling), before and after."""
-    old, new = (before.queues if before else {}), (after.queues if after else {})
-    changed = [t for t in sorted(old.keys() | new.keys()) if old.get(t) != new.get(t)]
-    if not changed:
-        return []
-    out = ["", "**Kueue queues** (per team; docs/queues.md)", "", "| team | before | after |", "|---|---|---|"]
-    return out + [f"| {t} | {old.get(t, '-')} | {new.get(t, '-')} |" for t in changed]
-
-
 def _money(value: float) -> str:
     return f"${value:,.0f}"
 

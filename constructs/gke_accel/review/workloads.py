@@ -147,6 +147,8 @@ def _reason(verdict: Any) -> str:
 def workload_changes(base: Any, head: Any, examples: Path | None = None) -> list[WorkloadChange]:
     """Each workload a team would submit that schedules on ``base`` and not on ``head``, or moves pool
     or capacity kind; teams the change did not touch are marked."""
+    if base.spec == head.spec:
+        return []  # the same environment: every workload schedules as before
     touched = touched_teams(base, head)
     changes: list[WorkloadChange] = []
     for cand in [*_generated(base), *_examples(examples, base)]:
