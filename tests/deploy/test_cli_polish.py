@@ -53,9 +53,9 @@ def test_top_level_help_lists_each_subcommand_with_its_summary(capsys: pytest.Ca
 
 
 def test_no_abbreviation_guessing(capsys: pytest.CaptureFixture[str]) -> None:
-    # synth has --config-dir but no --config: a prefix must not be read as the longer option.
+    # lint has --config-dir but no --config: a prefix must not be read as the longer option.
     with pytest.raises(SystemExit) as info:
-        main(["synth", "--config", "config/dev.yaml"])
+        main(["lint", "--env", "dev", "--config", "config/dev.yaml", "job.yaml"])
     assert info.value.code == 2
     assert "unrecognized arguments: --config" in capsys.readouterr().err
     with pytest.raises(SystemExit) as info:
