@@ -94,7 +94,7 @@ def json_failures(argv: Sequence[str]) -> Iterator[Failure]:
         return
     out, err = _Tee(sys.stdout, keep=False), _Tee(sys.stderr, keep=True)
     saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = out, err  # type: ignore[assignment]
+    sys.stdout, sys.stderr = out, err
     failure = Failure(True, out, err)
     try:
         yield failure
