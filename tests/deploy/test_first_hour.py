@@ -91,3 +91,17 @@ def test_one_spelling_per_option(tmp_path: Path, capsys: pytest.CaptureFixture[s
     err = capsys.readouterr().err
     assert err.startswith("1 command-line error:") and "valid: l4, v5e" in err
     shutil.rmtree(tmp_path / "a")
+
+
+def test_workload_new_help_states_the_cpu_default_that_workload_new_applies(capsys: pytest.CaptureFixture[str]) -> None:
+    """N14: the help said "half the node's share"; a pod with every chip of a ct5lp-hightpu-4t gets the
+    whole share less margins (docs/workloads.md: 110400m of its 112 vCPUs)."""
+    with pytest.raises(SystemExit):
+        main(["workload", "new", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "half the node's share" not in text
+    assert "the pod's share of the node's allocatable cpu, less margins" in text
+    args = ["workload", "new", "--config-dir", str(ROOT / "config"), "--env", "dev", "--team", "nlp"]
+    assert main([*args, "--accelerator", "v5e", "--image", "i"]) == 0  # checkpoints mounted: the sidecar's margin too
+    out = capsys.readouterr().out
+    assert "cpu: 110400m" in out and "memory: 183349Mi" in out
