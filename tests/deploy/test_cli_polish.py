@@ -7,6 +7,7 @@ import argparse
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -118,6 +119,9 @@ def test_scan_without_checkov_says_how_to_install_it(
     assert main(["scan", "--outdir", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "scan: checkov is not installed" in err and "pip install" in err
+    # N15: a wheel user has no `.` to install from; the package's scan extra is the command
+    assert "pip install 'gke-accel[scan]'" in err and "[dev]" not in err
+    assert "scan" in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
 
 
 def test_progress_on_a_terminal_and_silent_otherwise() -> None:
