@@ -16,7 +16,7 @@ from gke_accel.cdk.node_pool import AcceleratorNodePool
 from gke_accel.cdk.pool_registry import claim_after_teams, register_pool
 from gke_accel.model.capacity.ladder import LadderPlan, apply_ladders
 from gke_accel.model.core.errors import IssueCollector
-from gke_accel.model.core.props import validated_props
+from gke_accel.model.core.props import drop_derived, lenient_props
 from gke_accel.model.lifecycle.plan import PoolLifecyclePlan
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
@@ -57,12 +57,14 @@ class TpuSlicePool(_PlannedPools):
         lifecycle: PoolLifecyclePlan | None = None,
     ) -> None:
         path = f"tpu_pool {getattr(spec, 'name', '?')}"
-        spec = validated_props(TpuPoolSpec, spec, path)
-        issues = IssueCollector()
+        # every mistake at once: a field that does not parse keeps its default while the rules run
+        spec, prior, replaced = lenient_props(TpuPoolSpec, spec, path)
+        issues = IssueCollector(list(prior))
         cluster.claim_pool_name(spec.name, f"{path}.name", issues)
         plans = plan_tpu_pool(
             spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
         )
+        drop_derived(issues, len(prior), replaced)
         issues.raise_if_any()
         claim_after_teams(cluster, path)
         super().__init__(scope, id, cluster, plans, ladders, lifecycle)
@@ -84,12 +86,14 @@ class GpuNodePool(_PlannedPools):
         lifecycle: PoolLifecyclePlan | None = None,
     ) -> None:
         path = f"gpu_pool {getattr(spec, 'name', '?')}"
-        spec = validated_props(GpuPoolSpec, spec, path)
-        issues = IssueCollector()
+        # every mistake at once: a field that does not parse keeps its default while the rules run
+        spec, prior, replaced = lenient_props(GpuPoolSpec, spec, path)
+        issues = IssueCollector(list(prior))
         cluster.claim_pool_name(spec.name, f"{path}.name", issues)
         plans = plan_gpu_pool(
             spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
         )
+        drop_derived(issues, len(prior), replaced)
         issues.raise_if_any()
         claim_after_teams(cluster, path)
         super().__init__(scope, id, cluster, plans, ladders, lifecycle)
