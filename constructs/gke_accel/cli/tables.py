@@ -17,14 +17,17 @@ MAX_WIDTH = 100
 MIN_WIDTH = 60  # narrower terminals still get 60-column lines (wrapping below that helps nobody)
 
 
+def _on_terminal() -> bool:
+    try:
+        return bool(sys.stdout.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 def output_width() -> int:
     """The terminal's columns (``COLUMNS`` wins, as for every Unix tool) when stdout is a terminal;
     ``MAX_WIDTH`` otherwise, so piped and logged output does not depend on who ran it."""
-    try:
-        tty = sys.stdout.isatty()
-    except (AttributeError, ValueError):
-        tty = False
-    if not tty:
+    if not _on_terminal():
         return MAX_WIDTH
     return max(MIN_WIDTH, shutil.get_terminal_size((MAX_WIDTH, 24)).columns)
 _GAP = 2
@@ -70,14 +73,18 @@ def _lines(values: Sequence[str], widths: list[int]) -> list[str]:
 def render_table(
     headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "", max_width: int | None = None
 ) -> str:
-    """A table that fits ``max_width`` (default: ``output_width()``, the terminal's): a wider one wraps
-    the cells of its roomiest columns, so its columns stay under their headings (never a table cut into
-    lines by ``fit_text``)."""
+    """A table. On a terminal it fits the terminal's width (``max_width`` None or ``MAX_WIDTH``) or
+    ``max_width``: a wider one wraps the cells of its roomiest columns, so its columns stay under their
+    headings. Piped, a table without ``max_width`` is as wide as its cells (for tools that parse it)."""
     cells = [[str(c) for c in row] for row in rows]
-    # MAX_WIDTH, as the views pass it, means "the default width": the terminal's when there is one
-    limit = output_width() if max_width in (None, MAX_WIDTH) else max_width
-    widths = _fit_widths(headers, cells, limit)
-    out = [fit_text(title, limit)] if title else []
+    if max_width is None and not _on_terminal():  # piped or logged: as wide as its cells
+        widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+        out = [title] if title else []
+    else:
+        # MAX_WIDTH, as the views pass it, means "the default width": the terminal's when there is one
+        limit = output_width() if max_width in (None, MAX_WIDTH) else max_width
+        widths = _fit_widths(headers, cells, limit)
+        out = [fit_text(title, limit)] if title else []
     out += _lines(headers, widths)
     out.append("  ".join("-" * w for w in widths))
     for row in cells:
