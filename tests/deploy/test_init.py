@@ -19,7 +19,10 @@ SCHEMA = json.loads((ROOT / "schema" / "gke-accel-config.schema.json").read_text
 
 @pytest.fixture()
 def config_dir(tmp_path: Path) -> Path:
-    shutil.copytree(ROOT / "config", tmp_path / "config")
+    # the shipped three by name: `gke-accel init qa` (the README's example) may have added config/qa.yaml
+    (tmp_path / "config").mkdir()
+    for name in ("dev", "staging", "prod"):
+        shutil.copy(ROOT / "config" / f"{name}.yaml", tmp_path / "config" / f"{name}.yaml")
     return tmp_path / "config"
 
 

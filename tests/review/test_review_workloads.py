@@ -79,8 +79,11 @@ def test_review_of_a_branch_turning_the_serving_pool_to_spot_names_the_serving_d
 ) -> None:
     repo = tmp_path / "repo"
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", ".mypy_cache")
-    for name in ("constructs", "stacks", "config", "examples"):
+    for name in ("constructs", "stacks", "examples"):
         shutil.copytree(ROOT / name, repo / name, ignore=ignore)
+    (repo / "config").mkdir()
+    for env in ("dev", "staging", "prod"):  # the shipped three: config/ may hold a user's qa.yaml
+        shutil.copy(ROOT / "config" / f"{env}.yaml", repo / "config" / f"{env}.yaml")
     shutil.copy(ROOT / "pyproject.toml", repo / "pyproject.toml")
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", ".")

@@ -89,7 +89,7 @@ DOORS = [
         "tpu_pools[0].consumption",
         "cheap",
         ("tpu", "consumption"),
-        "tpu_pools[0].consumption.type",
+        "tpu_pools[0].consumption",  # the key as written (a shorthand), not consumption.type
         "'cheap' is not a valid choice",
     ),
     (
