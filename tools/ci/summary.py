@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
-NO_SKIPS = ("e2e",)  # tiers where a skip is a failure: they run only what CI must prove
+NO_SKIPS = ("e2e", "wheel")  # tiers where a skip is a failure: they run only what CI must prove
 NO_REPORT = ("lint",)  # tiers judged by their exit code alone
 
 
