@@ -135,7 +135,7 @@ def cmd_down(args: argparse.Namespace) -> int:
         print(f"error: {state_error}{found or '; no twin process found running'}; remove the file", file=sys.stderr)
         return EXIT_CONFIG
     if twin is None:
-        print(f"no twin state in {state}" + (found or ": nothing to stop"))
+        print(f"no twin in {state}: nothing to stop" if not extra else f"no twin state in {state}{found}")
         return EXIT_OK
     s = twin.state
     if s.stopped_at is not None and not extra and twin.stopped_before:

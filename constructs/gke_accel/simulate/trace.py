@@ -99,6 +99,12 @@ def format_duration(seconds: float) -> str:
     return out or "0s"
 
 
+def _field(key: Any) -> str:
+    """A field name as the file has it, cut and quoted only when it would not read as one."""
+    text = str(key)
+    return text if text.isprintable() and len(text) <= 40 else show(key)
+
+
 def _int(value: str, low: int) -> int | None:
     if len(value) > 12:
         return None
@@ -113,7 +119,7 @@ def _job(row: dict[str, Any], where: str, index: int, issues: list[ConfigIssue])
     start = len(issues)
     unknown = sorted(str(k) for k in row if k not in FIELDS)
     for key in unknown:
-        issues.append(ConfigIssue(f"{where}: {show(key)}", "is not a trace field", ", ".join(FIELDS)))
+        issues.append(ConfigIssue(f"{where}: {_field(key)}", "is not a trace field", ", ".join(FIELDS)))
     values: dict[str, str] = {}
     for k in FIELDS:
         raw = row.get(k)
@@ -191,7 +197,7 @@ def parse_trace(text: str, source: str) -> list[TraceJob]:
         header, lines = csv_rows(text, source, max_rows=MAX_TRACE_JOBS)
         for key in header:
             if key not in FIELDS:
-                issues.append(ConfigIssue(f"{source}:1: {show(key)}", "is not a trace field", ", ".join(FIELDS)))
+                issues.append(ConfigIssue(f"{source}:1: {_field(key)}", "is not a trace field", ", ".join(FIELDS)))
         for key in REQUIRED:
             if key not in header:
                 issues.append(ConfigIssue(f"{source}:1", f"the header has no {key!r} column", ", ".join(FIELDS)))

@@ -113,7 +113,7 @@ class TwinState:
                 if record is not None:
                     records.append(record)
         if problems:
-            raise StateError(f"{source}: " + "; ".join(problems[:5]) + (" ..." if len(problems) > 5 else ""))
+            raise StateError(f"{source}: " + "; ".join(problems))
         return cls(
             env=data["env"],
             run_dir=data["run_dir"],
