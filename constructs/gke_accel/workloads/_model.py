@@ -15,6 +15,7 @@ from gke_accel.model import (
     plan_tpu_pool,
 )
 from gke_accel.model.capacity.ladder import LadderPlan
+from gke_accel.model.core.input_files import MAX_KUBECONFIG_BYTES, parse_yaml, read_text
 from gke_accel.model.core.yaml_input import ConfigInputError, parse_config_documents
 from gke_accel.model.environment.ladders import ladders_of
 from gke_accel.model.observability.cost import node_rate
@@ -59,6 +60,9 @@ from gke_accel.model.storage import weights as storage_weights
 from gke_accel.model.teams.queue import DEFAULT_LOCAL_QUEUE_NAME
 
 __all__ = [
+    "MAX_KUBECONFIG_BYTES",
+    "parse_yaml",
+    "read_text",
     "COMPUTE_CLASS_LABEL",
     "DEFAULT_LOCAL_QUEUE_NAME",
     "FENCE_POLICY",

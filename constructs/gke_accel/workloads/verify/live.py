@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from gke_accel.model.core.errors import ConfigError
-from gke_accel.model.core.input_files import MAX_KUBECONFIG_BYTES, parse_yaml, read_text
+from gke_accel.workloads._model import MAX_KUBECONFIG_BYTES, ConfigError, parse_yaml, read_text
 from gke_accel.workloads.verify.compare import list_path
 from gke_accel.workloads.verify.http import MAX_PAGES, PAGE_SIZE, CannotCheck, get_json, json_type, ssl_context
 from gke_accel.workloads.verify.state import ClusterState, Obj
