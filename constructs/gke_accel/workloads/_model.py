@@ -60,9 +60,6 @@ from gke_accel.model.storage import weights as storage_weights
 from gke_accel.model.teams.queue import DEFAULT_LOCAL_QUEUE_NAME
 
 __all__ = [
-    "MAX_KUBECONFIG_BYTES",
-    "parse_yaml",
-    "read_text",
     "COMPUTE_CLASS_LABEL",
     "DEFAULT_LOCAL_QUEUE_NAME",
     "FENCE_POLICY",
@@ -73,6 +70,7 @@ __all__ = [
     "JOBSET",
     "KUEUE",
     "KUEUE_API",
+    "MAX_KUBECONFIG_BYTES",
     "NODEPOOL_LABEL",
     "POOL_LABEL",
     "PRIORITY_LABEL",
@@ -106,6 +104,7 @@ __all__ = [
     "node_rate",
     "node_shape",
     "parse_config_documents",
+    "parse_yaml",
     "plan_gpu_pool",
     "plan_tpu_pool",
     "platform_manifests",
@@ -114,6 +113,7 @@ __all__ = [
     "queue_manifests",
     "queue_plan_of",
     "quota_key",
+    "read_text",
     "storage_fuse",
     "storage_restart",
     "storage_weights",

@@ -48,7 +48,7 @@ MAX_MAGNITUDE = 60  # decimal digits before the point: beyond any resource (and 
 
 def _text(value: object) -> str | None:
     """The text the API server parses, or None when the JSON value cannot be a quantity."""
-    if isinstance(value, bool) or isinstance(value, (list, dict)):
+    if isinstance(value, bool | list | dict):
         return None
     if isinstance(value, float):
         return repr(value) if math.isfinite(value) else None

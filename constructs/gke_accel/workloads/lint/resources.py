@@ -43,9 +43,9 @@ def resource_findings(pod: Obj, path: str) -> list[Finding]:
             for key, value in values.items():
                 problem = quantity_problem(str(key), value)
                 if problem is not None:
-                    findings.append(Finding("quantity", "error", f"{where}.resources.{part}.{key}",
-                                            f"{_shown(value)}: {problem} (the API server refuses the pod)",
-                                            "a quantity such as 2, 500m or 16Gi; a whole number for accelerators"))  # fmt: skip
+                    message = f"{_shown(value)}: {problem} (the API server refuses the pod)"
+                    fix = "a quantity such as 2, 500m or 16Gi; a whole number for accelerators"
+                    findings.append(Finding("quantity", "error", f"{where}.resources.{part}.{key}", message, fix))
             for name in values:
                 name = str(name)
                 if name in CORE or name in ACCELERATORS or name.startswith("hugepages-"):
