@@ -24,8 +24,8 @@ from gke_accel.workloads.quantity import parse_quantity, quantity_problem
 from gke_accel.workloads.verify.http import CannotCheck
 from gke_accel.workloads.verify.live import read_kubeconfig
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                           HealthCheck.function_scoped_fixture])  # fmt: skip
+HEALTH = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=HEALTH)
 
 scalars = st.one_of(
     st.none(),

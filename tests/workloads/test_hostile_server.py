@@ -34,9 +34,10 @@ DEADLINE = 30 + 5  # the client's whole-answer deadline plus its connect timeout
 
 
 def _kubeconfig(path: Path, port: int) -> Path:
+    cluster = {"server": f"https://127.0.0.1:{port}", "insecure-skip-tls-verify": True}
     path.write_text(yaml.safe_dump({
         "apiVersion": "v1", "kind": "Config", "current-context": "local",
-        "clusters": [{"name": "c", "cluster": {"server": f"https://127.0.0.1:{port}", "insecure-skip-tls-verify": True}}],
+        "clusters": [{"name": "c", "cluster": cluster}],
         "users": [{"name": "u", "user": {"token": "not-a-secret"}}],
         "contexts": [{"name": "local", "context": {"cluster": "c", "user": "u"}}],
     }))  # fmt: skip
