@@ -38,7 +38,7 @@ class Run:
         lines = self.lines
         if lines and lines[0].endswith("config error:"):
             assert len(lines) == 2, self.err
-            return lines[1]
+            return lines[1].strip().removeprefix("- ")
         assert len(lines) == 1, self.err
         return lines[0]
 

@@ -36,6 +36,7 @@ _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)d)?(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.
 DURATION_HELP = "a duration like 90m, 2h30m, 1d, 45s or a number of minutes"
 MAX_SECONDS = 366 * 86400.0  # any time in a trace or a flag: at most a simulated year
 MAX_SHOWN = "366d (a simulated year)"
+MAX_VALUE = 253  # characters of any field (a DNS subdomain's length; names are labels of 63)
 MAX_CHIPS = 100_000  # chips or GPUs of one job, slices of one job: far above any pool
 MAX_TRACE_VALUES = MAX_TRACE_JOBS * 25  # YAML values of a trace after alias expansion (10 fields a job)
 
@@ -121,17 +122,25 @@ def _job(row: dict[str, Any], where: str, index: int, issues: list[ConfigIssue])
     for key in unknown:
         issues.append(ConfigIssue(f"{where}: {_field(key)}", "is not a trace field", ", ".join(FIELDS)))
     values: dict[str, str] = {}
+    bad: set[str] = set()  # refused here: not "missing" too
     for k in FIELDS:
         raw = row.get(k)
         if isinstance(raw, (dict, list)):  # a YAML mapping or list where a value belongs
             issues.append(ConfigIssue(f"{where}: {k}", f"{show(raw)} is not a single value", "a string or number"))
             raw = None
+            bad.add(k)
         elif isinstance(raw, float) and not math.isfinite(raw):
             issues.append(ConfigIssue(f"{where}: {k}", f"{show(raw)} is not a finite number", "a finite number"))
             raw = None
+            bad.add(k)
+        elif raw is not None and len(str(raw)) > MAX_VALUE:
+            issues.append(ConfigIssue(f"{where}: {k}", f"{show(str(raw))} is longer than {MAX_VALUE} characters",
+                                      "a name, number or duration"))  # fmt: skip
+            raw = None
+            bad.add(k)
         values[k] = "" if raw is None else str(raw).strip()
     for key in REQUIRED:
-        if not values[key]:
+        if not values[key] and key not in bad:
             issues.append(
                 ConfigIssue(f"{where}: {key}", "is missing", "a value (required fields: " + ", ".join(REQUIRED) + ")")
             )
