@@ -16,30 +16,10 @@ import pytest
 from gke_accel.cli.main import main
 from gke_accel.twin import binaries as twin_binaries
 from gke_accel.twin.state import ProcessRecord, TwinState, write_state
+from twin.fakes import fake_program, wait_argv0
 
 REPO = Path(__file__).resolve().parents[2]
 SLEEP = shutil.which("sleep") or "/bin/sleep"
-
-
-def fake_program(bin_dir: Path, name: str, state: Path) -> subprocess.Popen[bytes]:
-    """A process that is what a twin process is to ``/proc``: argv[0] a twin program's path
-    (``<bin_dir>/etcd``) and a command line naming ``<state>/run-1`` (a Python sleep under that name)."""
-    argv0 = str(bin_dir / name)
-    code = "import time; time.sleep(300)"
-    return subprocess.Popen(["bash", "-c", f'exec -a "$0" {sys.executable} -c "{code}" "$@"', argv0,
-                             f"--data-dir={state / 'run-1' / name}"])  # fmt: skip
-
-
-def wait_argv0(proc: subprocess.Popen[bytes], argv0: str) -> None:
-    """Until the process's command line is the one it runs under (bash has exec'd)."""
-    import time
-
-    for _ in range(200):
-        raw = Path(f"/proc/{proc.pid}/cmdline").read_bytes()
-        if raw.split(b"\0")[0].decode() == argv0:
-            return
-        time.sleep(0.02)
-    raise AssertionError(f"pid {proc.pid} never ran as {argv0}")
 
 
 @pytest.fixture

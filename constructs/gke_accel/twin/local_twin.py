@@ -178,7 +178,7 @@ class Twin:
         if running:
             what = f"a twin of {previous.env}" if previous is not None else "twin processes without a state file"
             raise TwinError(
-                f"{what} already runs from {state} (pids {', '.join(str(p.pid) for p in running[:8])}): "
+                f"{what} already run{'s' if previous is not None else ''} from {state} (pids {', '.join(str(p.pid) for p in running[:8])}): "
                 f"stop it with `gke-accel twin down --state {state}`"
             )
         if not (config / f"{env}.yaml").is_file():
