@@ -176,11 +176,13 @@ class Twin:
         running = [p for p in previous.processes if is_running(p)] if previous is not None else []
         running += [p for p in find_processes(state) if p.pid not in {r.pid for r in running}]
         if running:
-            what = f"a twin of {previous.env}" if previous is not None else "twin processes without a state file"
-            raise TwinError(
-                f"{what} already run{'s' if previous is not None else ''} from {state} (pids {', '.join(str(p.pid) for p in running[:8])}): "
-                f"stop it with `gke-accel twin down --state {state}`"
+            what = (
+                f"a twin of {previous.env} already runs"
+                if previous is not None
+                else ("twin processes without a state file already run")
             )
+            pids = ", ".join(str(p.pid) for p in running[:8])
+            raise TwinError(f"{what} from {state} (pids {pids}): stop it with `gke-accel twin down --state {state}`")
         if not (config / f"{env}.yaml").is_file():
             known = sorted(p.stem for p in config.glob("*.yaml"))
             raise TwinError(
