@@ -190,6 +190,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         except report.PlotUnavailable as err:
             print(f"simulate: {err}", file=sys.stderr)
             return EXIT_CONFIG
+        except OSError as err:
+            why = f"{args.plot}: cannot be written ({err.strerror or err})"
+            raise ConfigError([ConfigIssue("--plot", why, "")]) from None
     print(report.as_json(out.metrics, out.header) if args.json else report.text(out.metrics, out.header), end="")
     for note in out.run.notes:
         print(f"simulate: note: {note}", file=sys.stderr)
