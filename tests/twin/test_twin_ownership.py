@@ -191,3 +191,19 @@ def test_a_lock_is_released_by_the_kernel_when_its_holder_is_killed(tmp_path: Pa
     started = time.monotonic()
     with state_lock(tmp_path, "down"):
         assert time.monotonic() - started < 1
+
+
+def test_a_start_that_fails_before_any_process_leaves_no_run_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gke_accel.twin import local_twin
+
+    def no_controllers(env: str, run_dir: Path, **_: object) -> None:
+        (run_dir / "synth").mkdir()  # what synth wrote before the controllers were found missing
+        raise local_twin.MissingTools("controller binaries missing (kueue): run `make twin-tools`")
+
+    monkeypatch.setattr(local_twin, "check_tools", lambda: None)
+    monkeypatch.setattr(local_twin.EnvironmentRun, "launch", no_controllers)
+    with pytest.raises(local_twin.TwinError, match="controller binaries missing"):
+        local_twin.Twin.start("staging", tmp_path / "s", config_dir=Path(CONFIG))
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["twin.lock"]

@@ -191,10 +191,15 @@ class Twin:
         load_environment(str(config / f"{env}.yaml"))  # a ConfigError (exit 2) before any folder or process
         check_tools()
         run_dir = _new_run_dir(state)
-        run = EnvironmentRun.launch(
-            env, run_dir, config_dir=config, per_pool=per_pool, detached=detached, on_step=on_step,
-            on_releases=check_controllers,
-        )  # fmt: skip
+        try:
+            run = EnvironmentRun.launch(
+                env, run_dir, config_dir=config, per_pool=per_pool, detached=detached, on_step=on_step,
+                on_releases=check_controllers,
+            )  # fmt: skip
+        except BaseException:
+            if not (run_dir / "k8s").exists():  # nothing started (no logs to keep): no empty run folder left
+                shutil.rmtree(run_dir, ignore_errors=True)
+            raise
         try:
             twin_state = TwinState(
                 env=env,
