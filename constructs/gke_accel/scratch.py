@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 _DIR: list[Path] = []
+_ADOPTED: list[Path] = []  # other scratch folders this process made (``review``'s base code has its own module)
 
 
 def scratch_root() -> Path:
@@ -34,7 +35,17 @@ def scratch_dir(name: str) -> Path:
     return path
 
 
+def adopt(path: Path) -> None:
+    """Remove ``path`` with this process's scratch folder (a folder made by another copy of this module:
+    ``review`` imports the base revision's ``gke_accel`` beside the head's, and ``exit_now`` only calls
+    the head's ``remove``)."""
+    _ADOPTED.append(path)
+    atexit.register(remove)
+
+
 def remove() -> None:
-    """Delete the scratch folder, if one was made (idempotent)."""
+    """Delete the scratch folder and every adopted one, if any was made (idempotent)."""
     if _DIR:
         shutil.rmtree(_DIR.pop(), ignore_errors=True)
+    while _ADOPTED:
+        shutil.rmtree(_ADOPTED.pop(), ignore_errors=True)

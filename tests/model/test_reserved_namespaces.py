@@ -45,6 +45,11 @@ def _refusal(namespace: str) -> str:
         ("gmp-public", "GKE reserves gke-* and gmp-*"),
         ("istio-system", "a GKE add-on"),
         ("config-management-system", "a GKE add-on"),
+        # E13: Config Sync's ResourceGroup controller and GKE Identity Service (Policy Controller's
+        # "Exclude namespaces" page and the fleet feature's default exemptable namespaces name both)
+        ("resource-group-system", "a GKE add-on"),
+        ("anthos-identity-service", "a GKE add-on"),
+        ("configconnector-operator-system", "a GKE add-on"),
     ],
 )
 def test_a_reserved_namespace_is_refused_with_the_reason(namespace: str, why: str) -> None:
@@ -61,7 +66,9 @@ def test_a_team_named_like_a_controller_namespace_is_refused_too() -> None:
     assert "teams[0].namespace" in str(info.value) and "the Kueue controller" in str(info.value)
 
 
-@pytest.mark.parametrize("namespace", ["nlp", "nlp-system", "ml-gke", "team-kueue-system", "kubeflow-nlp"])
+@pytest.mark.parametrize(
+    "namespace", ["nlp", "nlp-system", "ml-gke", "team-kueue-system", "kubeflow-nlp", "resource-group", "identity"]
+)
 def test_a_namespace_of_the_team_s_own_is_accepted(namespace: str) -> None:
     _load(namespace)
 

@@ -372,3 +372,38 @@ def test_a_refused_webhook_url_is_not_echoed_with_its_secret() -> None:
     assert "https://***@hooks.example.com/x?auth_token=***" in text
     assert "hunter2" not in text and "SECRET123" not in text
     assert "TF_VAR_hook_url" in text
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://hooks.slack.com/services/T0000/B0000/XXXXSECRET",  # Slack: the path is the credential
+        "https://discord.com/api/webhooks/123/XXXXSECRET",
+        "https://acme.webhook.office.com/webhookb2/XXXXSECRET",
+        "https://hooks.example.com/x#auth_token=XXXXSECRET",  # a fragment
+        "https://hooks.example.com/x?a=1;auth_token=XXXXSECRET",  # ';'-separated parameters
+        "https://hooks.example.com/x?t=XXXXSECRET",  # a short parameter name
+    ],
+)
+def test_e12_a_credential_in_a_webhook_url_is_refused_without_echoing_it(url: str) -> None:
+    data = set_path(base_config(), CH, [{**HOOK, "url": url}])
+    with pytest.raises(ConfigError) as info:
+        load_environment_text(to_yaml(data))
+    text = info.value.render()
+    assert ".url:" in text and "lands in git" in text and "TF_VAR_hook_url" in text
+    assert "XXXXSECRET" not in text
+
+
+@pytest.mark.parametrize("url", ["https://hooks.example.com/alerts", "https://hooks.example.com/alerts?team=ml"])
+def test_e12_a_webhook_url_without_a_credential_is_accepted(url: str) -> None:
+    load_environment_text(to_yaml(set_path(base_config(), CH, [{**HOOK, "url": url}])))
+
+
+def test_e12_a_pagerduty_key_pasted_as_the_variable_name_is_refused_and_not_echoed() -> None:
+    key = "e93facc04764012d7bfb002500d5d1a6"  # the shape of a PagerDuty integration key: 32 hex digits
+    channel = {"name": "pager", "type": "pagerduty", "service_key_variable": key}
+    with pytest.raises(ConfigError) as info:
+        load_environment_text(to_yaml(set_path(base_config(), CH, [channel])))
+    text = info.value.render()
+    assert "service_key_variable" in text and "looks like a key itself" in text and key not in text
+    load_environment_text(to_yaml(set_path(base_config(), CH, [{**channel, "service_key_variable": "pager_key"}])))

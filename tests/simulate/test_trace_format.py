@@ -46,7 +46,7 @@ def test_every_mistake_is_reported_at_once_with_line_field_value_and_valid_value
         "jobs.csv:2: submit: 'soon' is not a duration; valid: " + HELP,
         "jobs.csv:2: duration: '0' is zero; valid: more than 0",
         "jobs.csv:2: checkpoint: '-5' is not a duration; valid: " + HELP,
-        "jobs.csv:2: chips: 'eight' is not a whole number of 1 or more; valid: 1, 2, 4, 8, ...",
+        "jobs.csv:2: chips: 'eight' is not a whole number from 1 to 100000; valid: 1, 2, 4, 8, ...",
         "jobs.csv:2: kind: 'pod' is not a kind; valid: job, jobset",
         "jobs.csv:2: name: 'A_1' is not a lowercase DNS label of at most 40 characters; valid: e.g. nlp-pretrain-3",
         "jobs.csv:3: team: is missing; valid: a value (required fields: submit, team, accelerator, duration)",
@@ -68,7 +68,7 @@ def test_a_header_without_required_columns_or_with_unknown_ones_is_refused() -> 
 
 
 def test_yaml_that_is_not_a_list_of_jobs_is_refused() -> None:
-    for text, message in (("{a: [1", "is not YAML"), ("7", "has no list of jobs")):
+    for text, message in (("{a: [1", "is not valid YAML"), ("7", "has no list of jobs")):
         with pytest.raises(ConfigError) as err:
             parse_trace(text, "t.yaml")
         assert message in err.value.issues[0].message

@@ -16,6 +16,7 @@ import pytest
 from gke_accel.cli.main import main
 from gke_accel.twin import binaries as twin_binaries
 from gke_accel.twin.state import ProcessRecord, TwinState, write_state
+from twin.fakes import fake_program, wait_argv0
 
 REPO = Path(__file__).resolve().parents[2]
 SLEEP = shutil.which("sleep") or "/bin/sleep"
@@ -86,15 +87,18 @@ def test_a_broken_state_file_is_one_error_naming_it(tmp_path: Path, capsys: pyte
     (tmp_path / "twin.json").write_text('{"format": 1, "env": 3}')
     for action in ("down", "status"):
         code, out, err = _run(capsys, "twin", action, "--state", str(tmp_path))
-        assert code == 1 and out == ""
-        assert err.startswith(f"error: {tmp_path / 'twin.json'}: env: 3 is not a str")
+        assert code == 2 and out == ""
+        assert err.startswith(f"error: {tmp_path / 'twin.json'}: env: 3 is not a str") and len(err.splitlines()) == 1
 
 
 @pytest.fixture
 def recorded(tmp_path: Path) -> Iterator[tuple[Path, list[subprocess.Popen[bytes]]]]:
-    """A state folder recording two running ``sleep``s as the twin's etcd and kube-apiserver."""
-    procs = [subprocess.Popen([SLEEP, "300"]) for _ in range(2)]
-    records = tuple(ProcessRecord.of(n, p.pid, SLEEP) for n, p in zip(("etcd", "kube-apiserver"), procs, strict=True))
+    """A state folder recording two running processes as the twin's etcd and kube-apiserver."""
+    names = ("etcd", "kube-apiserver")
+    procs = [fake_program(tmp_path / "bin", n, tmp_path) for n in names]
+    for n, p in zip(names, procs, strict=True):
+        wait_argv0(p, str(tmp_path / "bin" / n))
+    records = tuple(ProcessRecord.of(n, p.pid, str(tmp_path / "bin" / n)) for n, p in zip(names, procs, strict=True))
     write_state(tmp_path, TwinState("staging", str(tmp_path / "run-1"), str(tmp_path / "kc"),
                                     "https://127.0.0.1:1", 1.0, 2.0, records))  # fmt: skip
     try:
@@ -124,7 +128,7 @@ def test_status_then_down_then_down_again(
     ]
     assert etcd.wait(timeout=5) == -15 and api.wait(timeout=5) == -15
     assert json.loads((state / "twin.json").read_text())["stopped_at"] is not None
-    assert sorted(p.name for p in state.iterdir()) == ["twin.json"]  # nothing removed, nothing added
+    assert sorted(p.name for p in state.iterdir()) == ["twin.json", "twin.lock"]  # nothing removed; the lock file
 
     code, out, _ = _run(capsys, "twin", "down", "--state", str(state))
     assert code == 0 and out.splitlines()[-1] == f"twin of staging in {state} was already stopped"

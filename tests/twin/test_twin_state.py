@@ -68,7 +68,7 @@ def test_no_state_file_means_no_twin(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("{not json", "twin.json: not JSON"),
+        ("{not json", "twin.json: is not JSON"),
         ("[]", "expected a JSON object, got list"),
         ('{"format": 7}', "format 7; this gke-accel reads format 1"),
     ],
@@ -91,8 +91,8 @@ def test_every_bad_field_is_named_at_once(tmp_path: Path) -> None:
     for expected in (
         "server: 6443 is not a str",
         "processes[0].pid: '4242' is not a int",
-        "processes[1].pid: None is not a int",
-        "processes[1].binary: None",
+        "processes[1].pid: null is not a int",
+        "processes[1].binary: null",
         "processes[2]: 5 is not an object",
     ):
         assert expected in text

@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from gke_accel.cli.common import EXIT_ERROR, EXIT_OK, add_command, selected_plans
+from gke_accel.model import ConfigError, ConfigIssue
 from gke_accel.model.platform.rules import team_namespace
 
 
@@ -20,6 +21,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
     from gke_accel.workloads.nodes import pool_nodes
     from gke_accel.workloads.verify.live import CannotCheck, connect
 
+    if len(args.env) != 1:
+        raise ConfigError([ConfigIssue("--env", f"given {len(args.env)} times ({', '.join(args.env)})",
+                                       "one environment: the one whose cluster runs the job")])  # fmt: skip
     [plan] = selected_plans(args)
     teams = {t.name: team_namespace(t.name, t.namespace) for t in plan.spec.teams}
     if args.team is not None and args.team not in teams:
@@ -35,11 +39,16 @@ def cmd_explain(args: argparse.Namespace) -> int:
                 found = observed
             if observed.job is not None:
                 break
+        assert found is not None
+        result = explain(found, pool_nodes(plan))
     except CannotCheck as exc:
         print(f"error: cannot read the cluster: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    assert found is not None
-    result = explain(found, pool_nodes(plan))
+    except (AttributeError, TypeError, KeyError, ValueError, IndexError) as exc:  # an answer of a shape no check read
+        print(f"error: cannot read the cluster: an answer of {conn.server} has an unexpected shape "
+              f"({type(exc).__name__}: {' '.join(str(exc).split())[:120]}); nothing is explained from it",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_ERROR
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.render())
     return EXIT_OK
 

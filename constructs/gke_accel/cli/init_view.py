@@ -17,6 +17,7 @@ import yaml
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.cli.common import EXIT_OK, Subcommands, add_command
 from gke_accel.model import ConfigError, ConfigIssue, load_environment_text
+from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file
 from gke_accel.model.environment.config_files import environment_files, load_environments
 
 NAME = re.compile(r"[a-z]([-a-z0-9]{0,18}[a-z0-9])?")
@@ -29,9 +30,9 @@ SCHEMA_LINE = "# yaml-language-server: $schema=../schema/gke-accel-config.schema
 def _existing(config_dir: Path) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for name, path in environment_files(config_dir).items():
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, yaml.YAMLError):
+        try:  # the shared guards: a FIFO or device in the folder is refused, never read
+            data = load_config_file(path)
+        except ConfigInputError:
             data = None
         out[name] = data if isinstance(data, dict) else {}
     return out
@@ -130,6 +131,10 @@ def _topology(catalog: Catalog, generation: str) -> str:
 def cmd_init(args: argparse.Namespace) -> int:
     catalog = load_catalog()
     config_dir = Path(args.config_dir)
+    if config_dir.exists() and not config_dir.is_dir():
+        raise ConfigError(
+            [ConfigIssue("--config-dir", f"{config_dir} is not a folder", "a folder of <env>.yaml files")]
+        )
     existing = _existing(config_dir) if config_dir.is_dir() else {}
     issues: list[ConfigIssue] = []
     if not NAME.fullmatch(args.env):

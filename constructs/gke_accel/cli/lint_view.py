@@ -15,6 +15,7 @@ from typing import Any
 
 from gke_accel.cli.common import EXIT_CONFIG, EXIT_OK, add_command, selected_plans
 from gke_accel.model import ConfigError, ConfigIssue
+from gke_accel.model.core.input_files import input_issues
 from gke_accel.model.core.yaml_input import (
     MAX_MANIFEST_BYTES,
     ConfigInputError,
@@ -51,10 +52,7 @@ def read_inputs(files: list[str]) -> list[tuple[str, str]]:
                 continue
             texts.append((shown, text))
         except ConfigInputError as err:
-            issues += [
-                ConfigIssue(shown if i.path == "(file)" else f"{shown} {i.path}", i.message, i.valid)
-                for i in err.issues
-            ]
+            issues += input_issues(err, shown)
     if issues:
         raise ConfigError(issues)
     return texts

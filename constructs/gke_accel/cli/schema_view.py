@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from gke_accel.cli.common import EXIT_ERROR, EXIT_OK, Subcommands, add_command
+from gke_accel.model import ConfigError, ConfigIssue
 
 
 def generated(root: Path) -> dict[Path, str]:
@@ -27,8 +28,12 @@ def cmd_schema(args: argparse.Namespace) -> int:
         return EXIT_ERROR if stale else EXIT_OK
     if args.write:
         for path, text in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text)
+            except OSError as err:
+                raise ConfigError([ConfigIssue("--root", f"{path}: cannot be written ({err.strerror or err})",
+                                               "the repository root (a folder you may write)")]) from None  # fmt: skip
             print(f"wrote {path}")
         return EXIT_OK
     schema, reference = files.values()

@@ -16,10 +16,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from gke_accel.cli.common import EXIT_ERROR, EXIT_OK, add_command
+from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, add_command
 from gke_accel.twin.client import kubectl_binary
 
 RUNTIME_ERRORS = (RuntimeError, TimeoutError, OSError, ValueError, subprocess.CalledProcessError)
+INTERRUPTED = 130  # the shell's code for a command stopped by Ctrl-C
 
 
 def default_state() -> Path:
@@ -49,7 +50,16 @@ def _state_dir(args: argparse.Namespace) -> Path:
     return Path(args.state).resolve() if args.state else default_state()
 
 
+def _interrupted(state: Path) -> int:
+    """Ctrl-C at any stage of ``twin up``: one line, exit 130 (everything started is stopped by then)."""
+    runs = sorted(state.glob("run-*"), key=lambda p: p.stat().st_mtime) if state.is_dir() else []
+    where = f"; its logs stay in {runs[-1]}" if runs else ""
+    print(f"twin up interrupted: everything it started is stopped{where}", file=sys.stderr)
+    return INTERRUPTED
+
+
 def cmd_up(args: argparse.Namespace) -> int:
+    from gke_accel.model import ConfigError
     from gke_accel.twin import Twin, TwinError
 
     state = _state_dir(args)
@@ -63,13 +73,29 @@ def cmd_up(args: argparse.Namespace) -> int:
         twin = Twin.start(
             env, state, config_dir=Path(args.config_dir), per_pool=args.per_pool, detached=True, on_step=step
         )
+    except KeyboardInterrupt:
+        return _interrupted(state)
+    except ConfigError:
+        raise  # the environment's config: every mistake, exit 2
     except TwinError as exc:
         return _err(str(exc))
     except RUNTIME_ERRORS as exc:
-        return _err(f"twin of {env} did not start (everything it started is stopped again): {exc}\n"
+        if _signalled():  # Ctrl-C reached a child first (its failure is the interrupt's, not a start failure)
+            return _interrupted(state)
+        return _err(f"twin of {env} did not start (everything it started is stopped again): {_first_line(exc)}; "
                     f"logs: {state}/run-*/")  # fmt: skip
     print(up_report(twin, state, nodes_by_pool(twin.run.nodes)))
     return EXIT_OK
+
+
+def _first_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).strip().splitlines()[:1]) or type(exc).__name__
+    return text[:300]
+
+
+def _signalled() -> bool:
+    main = sys.modules.get("gke_accel.cli.main")
+    return bool(main is not None and main._Interrupt.seen)
 
 
 def nodes_by_pool(nodes: dict[str, dict[str, Any]]) -> dict[str, int]:
@@ -97,37 +123,49 @@ def up_report(twin: Any, state: Path, pools: dict[str, int]) -> str:
 
 
 def cmd_down(args: argparse.Namespace) -> int:
-    from gke_accel.twin import TwinError, read_twin, stop_twin
-    from gke_accel.twin.state import StateError
+    from gke_accel.twin import TwinError, stop_twin
 
     state = _state_dir(args)
     try:
-        before = read_twin(state)
-        if before is None:
-            print(f"no twin in {state}: nothing to stop")
-            return EXIT_OK
-        was_stopped = before.state.stopped_at is not None
-        stop_twin(state, on_line=lambda line: print(f"  {line}"))
-    except (TwinError, StateError) as exc:
+        twin, extra, state_error = stop_twin(state, on_line=lambda line: print(f"  {line}"))
+    except TwinError as exc:
         return _err(str(exc))
-    s = before.state
-    if was_stopped:
+    found = f"; stopped {extra} twin process(es) found by their command lines" if extra else ""
+    if state_error is not None:
+        print(f"error: {state_error}{found or '; no twin process found running'}; remove the file", file=sys.stderr)
+        return EXIT_CONFIG
+    if twin is None:
+        print(f"no twin in {state}: nothing to stop" if not extra else f"no twin state in {state}{found}")
+        return EXIT_OK
+    s = twin.state
+    if s.stopped_at is not None and not extra and twin.stopped_before:
         print(f"twin of {s.env} in {state} was already stopped")
     else:
-        print(f"twin of {s.env} stopped; its data and logs stay in {s.run_dir} (delete the folder to free the space)")
+        print(f"twin of {s.env} stopped{found}; its data and logs stay in {s.run_dir} (delete the folder to free "
+              "the space)")  # fmt: skip
     return EXIT_OK
 
 
 def cmd_status(args: argparse.Namespace) -> int:
     from gke_accel.twin import read_twin
     from gke_accel.twin.state import StateError, is_running
+    from gke_accel.twin.state_lock import find_processes
 
     state = _state_dir(args)
     try:
         twin = read_twin(state)
     except StateError as exc:
-        return _err(str(exc))
+        found = find_processes(state)
+        pids = f"; {len(found)} twin process(es) run from it (`twin down` stops them)" if found else ""
+        print(f"error: {exc}{pids}", file=sys.stderr)
+        return EXIT_CONFIG
     if twin is None:
+        found = find_processes(state)
+        if found:
+            print(f"no twin state in {state}, but {len(found)} twin process(es) run from it: "
+                  f"{', '.join(f'{p.name} (pid {p.pid})' for p in found)}; stop them with "
+                  f"`gke-accel twin down --state {state}`")  # fmt: skip
+            return EXIT_ERROR
         print(f"no twin in {state}: start one with `gke-accel twin up --env E --state {state}`")
         return EXIT_ERROR
     s = twin.state

@@ -15,6 +15,7 @@ from typing import Any
 from gke_accel.catalog import load_catalog
 from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, add_command, selected_plans
 from gke_accel.cli.tables import render_table
+from gke_accel.model import ConfigError
 from gke_accel.workloads.verify import VerifyReport, verify_state
 from gke_accel.workloads.verify.check import CheckRow, expected_objects
 
@@ -56,8 +57,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except CannotCheck as exc:
         hint = "; ".join(get_credentials(p) for p in plans)
         print(f"error: cannot check: {exc}", file=sys.stderr)
-        if "run: gcloud" not in str(exc):
+        if "run: gcloud" not in str(exc) and "not a Kubernetes API server" not in str(exc):
             print(f"  next: check the context and the cluster's access, e.g. {hint}", file=sys.stderr)
+        return EXIT_ERROR
+    except ConfigError:
+        raise
+    except (AttributeError, TypeError, KeyError, ValueError, IndexError) as exc:  # a shape no check expected
+        print(f"error: cannot check: an answer of {conn.server} has an unexpected shape ({type(exc).__name__}: "
+              f"{' '.join(str(exc).split())[:120]}); no drift is reported from it", file=sys.stderr)  # fmt: skip
         return EXIT_ERROR
     if args.json:
         print(json.dumps([r.to_dict() for r in reports], indent=2))

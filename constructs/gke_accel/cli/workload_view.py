@@ -6,6 +6,7 @@ Model only: no provider bindings, no cluster access.
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 import sys
 from typing import Any
@@ -22,9 +23,31 @@ def to_yaml(objects: list[dict[str, Any]]) -> str:
     return yaml.safe_dump_all(objects, sort_keys=False, default_flow_style=False)
 
 
+# The object's name as the API server accepts it: an RFC 1123 label (a Job's name becomes its pods'
+# ``batch.kubernetes.io/job-name`` label value and hostname prefix; a JobSet's names its child Jobs)
+NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+COUNTS = ("chips", "gpus", "slices", "nodes", "replicas", "completions", "parallelism", "port", "weights_gib")
+
+
+def flag_issues(args: argparse.Namespace) -> list[ConfigIssue]:
+    """The flags' own mistakes, all at once, before any generation blames a config field for them."""
+    issues = []
+    if not NAME.match(args.name):
+        message = f"{args.name[:70]!r} is not a lowercase RFC 1123 label of at most 63 characters"
+        issues.append(ConfigIssue("--name", message, "a-z, 0-9 and '-', starting and ending with a letter or digit"))
+    for count in COUNTS:
+        value = getattr(args, count, None)
+        if value is not None and not 1 <= value <= 100_000:
+            flag = "--" + count.replace("_", "-")
+            issues.append(ConfigIssue(flag, f"{value} is not a count from 1 to 100000", "1 or more"))
+    return issues
+
+
 def cmd_new(args: argparse.Namespace) -> int:
     if args.chips is not None and args.gpus is not None:
         raise ConfigError([ConfigIssue("--chips/--gpus", "give one of them", "--chips for TPUs, --gpus for GPUs")])
+    if issues := flag_issues(args):
+        raise ConfigError(issues)
     plans = selected_plans(args)
     if len(plans) != 1:
         raise ConfigError([ConfigIssue("--env", "name exactly one environment", [p.name for p in plans])])  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from gke_accel.frameworks import FRAMEWORKS, choose
 
@@ -94,6 +95,7 @@ def _own(name: str) -> bool:
 @contextmanager
 def base_code(root: Path) -> Iterator[None]:
     """Make ``import gke_accel`` / ``import stacks`` load the worktree's code; restore the head's after."""
+    importlib.import_module("gke_accel.scratch")  # the head's, so the base's scratch folder can be handed to it
     saved_path = list(sys.path)
     saved = {k: v for k, v in sys.modules.items() if _own(k)}
     for key in saved:
@@ -103,11 +105,23 @@ def base_code(root: Path) -> Iterator[None]:
     try:
         yield
     finally:
+        _adopt_base_scratch(saved.get("gke_accel.scratch"))
         for key in [k for k in sys.modules if _own(k)]:
             del sys.modules[key]
         sys.modules.update(saved)
         sys.path[:] = saved_path
         importlib.invalidate_caches()
+
+
+def _adopt_base_scratch(head: Any) -> None:
+    """The base code's scratch folder (its own ``gke_accel.scratch`` module made it) is removed with the
+    head's, on every exit path (``exit_now`` calls the head's ``remove`` only)."""
+    base = sys.modules.get("gke_accel.scratch")
+    if base is None or base is head:
+        return
+    for folder in [Path(p) for p in getattr(base, "_DIR", [])]:
+        if hasattr(head, "adopt"):
+            head.adopt(folder)
 
 
 def synth_in_process(root: Path, config_dir: Path, outdir: Path, names: list[str] | None) -> SideResult:

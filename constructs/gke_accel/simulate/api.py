@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import yaml
+from gke_accel.model.core.input_files import MAX_KUBECONFIG_BYTES, parse_yaml, read_text
 
 Obj = dict[str, Any]
 
@@ -36,7 +36,8 @@ def _file(user: Obj, key: str, tmp: Path) -> str:
 
 class Api:
     def __init__(self, kubeconfig: Path) -> None:
-        config = yaml.safe_load(kubeconfig.read_text())
+        # the twin's own admin kubeconfig, read through the shared input guards like every kubeconfig
+        config = parse_yaml(read_text(kubeconfig, limit=MAX_KUBECONFIG_BYTES, what="a kubeconfig"), str(kubeconfig))
         ctx_name = config.get("current-context")
         ctx = next(c["context"] for c in config["contexts"] if c["name"] == ctx_name)
         cluster = next(c["cluster"] for c in config["clusters"] if c["name"] == ctx["cluster"])

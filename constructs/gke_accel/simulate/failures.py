@@ -8,6 +8,7 @@ controller restarts it whole; a Job recreates its pod (podFailurePolicy Ignore).
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Any
 
 from gke_accel.simulate.api import Api
 
+MAX_FAILURES = 10_000  # failures of one run, whatever the rate (the CLI refuses a rate that would draw more)
 REPAIR = 600.0  # simulated seconds until the lost nodes are back
 DAY = 86400.0
 POOL_LABEL = "cloud.google.com/gke-nodepool"
@@ -41,17 +43,21 @@ def failure_units(nodes: Sequence[Mapping[str, Any]]) -> list[tuple[str, ...]]:
 
 
 def schedule(rate_per_day: float, until: float, units: Sequence[tuple[str, ...]], seed: int) -> list[Failure]:
-    """Poisson failures at ``rate_per_day`` over [0, until), each on a unit chosen uniformly."""
+    """Poisson failures at ``rate_per_day`` over [0, until), each on a unit chosen uniformly; at most
+    MAX_FAILURES (a finite rate and horizon are required: NaN or infinity would never end the draw)."""
+    if not (math.isfinite(rate_per_day) and math.isfinite(until)):
+        raise ValueError(f"failure rate {rate_per_day!r} and horizon {until!r} must be finite")
     rng = random.Random(seed)
     out: list[Failure] = []
     t = 0.0
     if rate_per_day <= 0 or not units:
         return out
-    while True:
+    while len(out) < MAX_FAILURES:
         t += rng.expovariate(rate_per_day / DAY)
         if t >= until:
             return out
         out.append(Failure(t, units[rng.randrange(len(units))]))
+    return out
 
 
 def fail_nodes(api: Api, names: Sequence[str], saved: dict[str, Obj]) -> list[Obj]:

@@ -74,6 +74,23 @@ def _bursty_times(rng: random.Random, horizon: float, n: int) -> list[float]:
     return times
 
 
+def planned_jobs(plan: EnvironmentPlan, s: Settings) -> int:
+    """How many jobs ``generate`` makes for these settings (the same counts, without drawing them), so a
+    run too big to simulate is refused before any work."""
+    horizon = s.days * 24 * HOUR
+    shapes = _shapes(plan)
+    total = 0
+    for team in plan.spec.teams:
+        inference = "inference" in team.priority_classes
+        for accel, nominal in team.accelerators.items():
+            if accel not in shapes or nominal <= 0:
+                continue
+            _, unit, units = shapes[accel]
+            target = s.load * min(nominal, unit * units) * horizon
+            total += max(1, round(target / ((1.75 if inference else 6.5) * HOUR * unit)))
+    return total
+
+
 def generate(plan: EnvironmentPlan, s: Settings) -> list[TraceJob]:
     rng = random.Random(s.seed)
     horizon = s.days * 24 * HOUR

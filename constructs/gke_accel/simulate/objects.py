@@ -84,6 +84,9 @@ def check_trace(plan: EnvironmentPlan, jobs: Iterable[TraceJob], source: str) ->
         except ConfigError as err:
             for issue in err.issues:
                 field = issue.path.removeprefix("--").replace("gpus", "chips")
-                issues.append(ConfigIssue(f"{source}: job {job.name}: {field}", issue.message, issue.valid))
+                message = issue.message
+                if len(message) > 300:  # the generator echoes a value whole (a 200 KB team name)
+                    message = f"{message[:200]}...{message[-80:]}"
+                issues.append(ConfigIssue(f"{source}: job {job.name}: {field}", message, issue.valid[:300]))
     if issues:
         raise ConfigError(issues)

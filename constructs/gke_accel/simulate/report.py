@@ -4,6 +4,7 @@ team over simulated time; matplotlib, the ``simulate`` extra)."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -32,8 +33,19 @@ def text(m: Metrics, header: Mapping[str, object]) -> str:
     return f"{head}\nutilization over {window}: {util} (flavors: {flavors})\n{table}\n"
 
 
+def finite(value: object) -> object:
+    """``value`` with every NaN or infinity replaced by None (JSON has neither; ``Infinity`` is not JSON)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [finite(v) for v in value]
+    return value
+
+
 def as_json(m: Metrics, header: Mapping[str, object]) -> str:
-    return json.dumps({**header, **m.as_dict()}, indent=2, sort_keys=False) + "\n"
+    return json.dumps(finite({**header, **m.as_dict()}), indent=2, sort_keys=False, allow_nan=False) + "\n"
 
 
 class PlotUnavailable(RuntimeError):

@@ -102,6 +102,7 @@ def _simulate(
 ) -> Outcome:
     started = time.monotonic()
     twin = start_twin(env, state, config_dir, on_step)
+    api: Api | None = None
     try:
         api = Api(Path(twin.kubeconfig))
         plan = plan or twin.plan
@@ -137,8 +138,9 @@ def _simulate(
         horizon = opts.until if opts.until is not None else result.until
         m = metrics.compute(result.events, horizon=horizon, capacity=capacity, resource_of=resource_of,
                             nominal=nominal, start=opts.warmup)  # fmt: skip
-        api.close()
     finally:
+        if api is not None:  # its scratch folder (certificates) goes on every exit path, Ctrl-C included
+            api.close()
         twin.stop()
     clock = ({"compression": opts.compression} if opts.clock == "wall"
              else {"quiet_seconds": opts.quiet, "resolution_min": opts.resolution / 60})  # fmt: skip

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, fields
@@ -23,6 +24,8 @@ from typing import Any
 import yaml
 
 from gke_accel.model import ConfigError, ConfigIssue
+from gke_accel.model.core.input_files import MAX_TRACE_BYTES, MAX_TRACE_JOBS, csv_rows, parse_yaml, read_text
+from gke_accel.model.core.show import show
 
 FIELDS = ("submit", "team", "kind", "accelerator", "chips", "slices", "duration", "priority", "checkpoint", "name")
 REQUIRED = ("submit", "team", "accelerator", "duration")
@@ -31,6 +34,11 @@ NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 _UNIT = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)d)?(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?$")
 DURATION_HELP = "a duration like 90m, 2h30m, 1d, 45s or a number of minutes"
+MAX_SECONDS = 366 * 86400.0  # any time in a trace or a flag: at most a simulated year
+MAX_SHOWN = "366d (a simulated year)"
+MAX_VALUE = 253  # characters of any field (a DNS subdomain's length; names are labels of 63)
+MAX_CHIPS = 100_000  # chips or GPUs of one job, slices of one job: far above any pool
+MAX_TRACE_VALUES = MAX_TRACE_JOBS * 25  # YAML values of a trace after alias expansion (10 fields a job)
 
 
 @dataclass(frozen=True)
@@ -68,16 +76,16 @@ def parse_duration(text: str) -> float | None:
     text = text.strip().lower()
     if not text:
         return None
-    try:
-        minutes = float(text)
-    except ValueError:
-        pass
-    else:
-        return minutes * 60 if minutes >= 0 and minutes == minutes and minutes != float("inf") else None
-    m = _DURATION.match(text)
-    if not m or not any(m.groups()):
+    if len(text) > 64:
         return None
-    return sum(float(v) * s for v, s in zip(m.groups(), _UNIT.values(), strict=True) if v)
+    try:
+        seconds = float(text) * 60
+    except ValueError:
+        m = _DURATION.match(text)
+        if not m or not any(m.groups()):
+            return None
+        seconds = sum(float(v) * s for v, s in zip(m.groups(), _UNIT.values(), strict=True) if v)
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
 
 
 def format_duration(seconds: float) -> str:
@@ -92,22 +100,47 @@ def format_duration(seconds: float) -> str:
     return out or "0s"
 
 
+def _field(key: Any) -> str:
+    """A field name as the file has it, cut and quoted only when it would not read as one."""
+    text = str(key)
+    return text if text.isprintable() and len(text) <= 40 else show(key)
+
+
 def _int(value: str, low: int) -> int | None:
+    if len(value) > 12:
+        return None
     try:
         n = int(value)
     except ValueError:
         return None
-    return n if n >= low else None
+    return n if low <= n <= MAX_CHIPS else None
 
 
 def _job(row: dict[str, Any], where: str, index: int, issues: list[ConfigIssue]) -> TraceJob | None:
     start = len(issues)
     unknown = sorted(str(k) for k in row if k not in FIELDS)
     for key in unknown:
-        issues.append(ConfigIssue(f"{where}: {key}", "is not a trace field", ", ".join(FIELDS)))
-    values = {k: "" if row.get(k) is None else str(row.get(k)).strip() for k in FIELDS}
+        issues.append(ConfigIssue(f"{where}: {_field(key)}", "is not a trace field", ", ".join(FIELDS)))
+    values: dict[str, str] = {}
+    bad: set[str] = set()  # refused here: not "missing" too
+    for k in FIELDS:
+        raw = row.get(k)
+        if isinstance(raw, (dict, list)):  # a YAML mapping or list where a value belongs
+            issues.append(ConfigIssue(f"{where}: {k}", f"{show(raw)} is not a single value", "a string or number"))
+            raw = None
+            bad.add(k)
+        elif isinstance(raw, float) and not math.isfinite(raw):
+            issues.append(ConfigIssue(f"{where}: {k}", f"{show(raw)} is not a finite number", "a finite number"))
+            raw = None
+            bad.add(k)
+        elif raw is not None and len(str(raw)) > MAX_VALUE:
+            issues.append(ConfigIssue(f"{where}: {k}", f"{show(str(raw))} is longer than {MAX_VALUE} characters",
+                                      "a name, number or duration"))  # fmt: skip
+            raw = None
+            bad.add(k)
+        values[k] = "" if raw is None else str(raw).strip()
     for key in REQUIRED:
-        if not values[key]:
+        if not values[key] and key not in bad:
             issues.append(
                 ConfigIssue(f"{where}: {key}", "is missing", "a value (required fields: " + ", ".join(REQUIRED) + ")")
             )
@@ -115,27 +148,29 @@ def _job(row: dict[str, Any], where: str, index: int, issues: list[ConfigIssue])
     for key in ("submit", "duration", "checkpoint"):
         times[key] = parse_duration(values[key]) if values[key] else None
         if values[key] and times[key] is None:
-            issues.append(ConfigIssue(f"{where}: {key}", f"{values[key]!r} is not a duration", DURATION_HELP))
+            issues.append(ConfigIssue(f"{where}: {key}", f"{show(values[key])} is not a duration", DURATION_HELP))
+        elif (seconds := times[key]) is not None and seconds > MAX_SECONDS:
+            issues.append(ConfigIssue(f"{where}: {key}", f"{show(values[key])} is more than {MAX_SHOWN}",
+                                      f"at most {MAX_SHOWN}"))  # fmt: skip
+            times[key] = None
         elif key != "submit" and times[key] == 0:
-            issues.append(ConfigIssue(f"{where}: {key}", f"{values[key]!r} is zero", "more than 0"))
+            issues.append(ConfigIssue(f"{where}: {key}", f"{show(values[key])} is zero", "more than 0"))
     chips = _int(values["chips"], 1) if values["chips"] else None
     if values["chips"] and chips is None:
-        issues.append(
-            ConfigIssue(f"{where}: chips", f"{values['chips']!r} is not a whole number of 1 or more", "1, 2, 4, 8, ...")
-        )
+        issues.append(ConfigIssue(f"{where}: chips", f"{show(values['chips'])} is not a whole number from 1 to "
+                                  f"{MAX_CHIPS}", "1, 2, 4, 8, ..."))  # fmt: skip
     slices = _int(values["slices"], 1) if values["slices"] else 1
     if slices is None:
-        issues.append(
-            ConfigIssue(f"{where}: slices", f"{values['slices']!r} is not a whole number of 1 or more", "1 or more")
-        )
+        issues.append(ConfigIssue(f"{where}: slices", f"{show(values['slices'])} is not a whole number from 1 to "
+                                  f"{MAX_CHIPS}", "1 or more"))  # fmt: skip
     if values["kind"] and values["kind"] not in KINDS:
-        issues.append(ConfigIssue(f"{where}: kind", f"{values['kind']!r} is not a kind", ", ".join(KINDS)))
+        issues.append(ConfigIssue(f"{where}: kind", f"{show(values['kind'])} is not a kind", ", ".join(KINDS)))
     name = values["name"] or f"j{index:04d}"
     if not NAME.match(name):
         issues.append(
             ConfigIssue(
                 f"{where}: name",
-                f"{name!r} is not a lowercase DNS label of at most 40 characters",
+                f"{show(name)} is not a lowercase DNS label of at most 40 characters",
                 "e.g. nlp-pretrain-3",
             )
         )
@@ -150,51 +185,46 @@ def _job(row: dict[str, Any], where: str, index: int, issues: list[ConfigIssue])
 
 def parse_trace(text: str, source: str) -> list[TraceJob]:
     """The jobs of a trace file (CSV unless ``source`` ends in .yaml/.yml), sorted by submit time;
-    raises ConfigError with every mistake."""
+    raises ConfigError with every mistake. At most MAX_TRACE_JOBS jobs; YAML with the config reader's
+    guards (no duplicate keys, alias bombs or deep nesting)."""
     issues: list[ConfigIssue] = []
     rows: list[tuple[str, dict[str, Any]]] = []
     if source.endswith((".yaml", ".yml")):
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as err:
-            raise ConfigError(
-                [ConfigIssue(source, f"is not YAML ({str(err).splitlines()[0]})", "a list of jobs")]
-            ) from None
+        data = parse_yaml(text, source, max_values=MAX_TRACE_VALUES)
         data = data.get("jobs") if isinstance(data, dict) else data
         if not isinstance(data, list):
             raise ConfigError([ConfigIssue(source, "has no list of jobs", "a YAML list, or {jobs: [...]}")])
+        if len(data) > MAX_TRACE_JOBS:
+            raise ConfigError([ConfigIssue(source, f"has {len(data)} jobs", f"at most {MAX_TRACE_JOBS}")])
         for i, item in enumerate(data):
             if not isinstance(item, dict):
-                issues.append(
-                    ConfigIssue(f"{source}: jobs[{i}]", f"{item!r} is not a mapping", "submit: ..., team: ..., ...")
-                )
+                issues.append(ConfigIssue(f"{source}: jobs[{i}]", f"{show(item)} is not a mapping",
+                                          "submit: ..., team: ..., ..."))  # fmt: skip
             else:
                 rows.append((f"{source}: jobs[{i}]", item))
     else:
-        reader = csv.DictReader(io.StringIO(text))
-        header = reader.fieldnames or []
+        header, lines = csv_rows(text, source, max_rows=MAX_TRACE_JOBS)
         for key in header:
             if key not in FIELDS:
-                issues.append(ConfigIssue(f"{source}:1: {key}", "is not a trace field", ", ".join(FIELDS)))
+                issues.append(ConfigIssue(f"{source}:1: {_field(key)}", "is not a trace field", ", ".join(FIELDS)))
         for key in REQUIRED:
             if key not in header:
                 issues.append(ConfigIssue(f"{source}:1", f"the header has no {key!r} column", ", ".join(FIELDS)))
         if issues:
             raise ConfigError(issues)
-        for row in reader:
+        for line, row in lines:
             if None in row:
-                issues.append(
-                    ConfigIssue(f"{source}:{reader.line_num}", "has more values than the header", ", ".join(header))
-                )
+                issues.append(ConfigIssue(f"{source}:{line}", "has more values than the header", ", ".join(header)))
                 continue
-            rows.append((f"{source}:{reader.line_num}", {k: v for k, v in row.items() if v is not None}))
+            rows.append((f"{source}:{line}", {k: v for k, v in row.items() if v is not None}))
     parsed = [(where, _job(row, where, i, issues)) for i, (where, row) in enumerate(rows, 1)]
     jobs = [job for _, job in parsed if job is not None]
     seen: set[str] = set()
     for i, (where, row) in enumerate(rows, 1):
-        name = str(row.get("name") or "").strip() or f"j{i:04d}"
+        raw = row.get("name")
+        name = (str(raw).strip() if isinstance(raw, (str, int, float)) else "") or f"j{i:04d}"
         if name in seen:
-            issues.append(ConfigIssue(f"{where}: name", f"{name!r} is used twice", "a name per job"))
+            issues.append(ConfigIssue(f"{where}: name", f"{show(name)} is used twice", "a name per job"))
         seen.add(name)
     if not rows and not issues:
         issues.append(ConfigIssue(source, "has no jobs", "one job per row"))
@@ -204,13 +234,8 @@ def parse_trace(text: str, source: str) -> list[TraceJob]:
 
 
 def read_trace(path: Path) -> list[TraceJob]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise ConfigError(
-            [ConfigIssue(str(path), f"cannot be read ({err.__class__.__name__})", "a CSV or YAML trace")]
-        ) from None
-    return parse_trace(text, str(path))
+    """A trace file through the shared input guards (a regular file, MAX_TRACE_BYTES, UTF-8, BOM dropped)."""
+    return parse_trace(read_text(path, limit=MAX_TRACE_BYTES, what="a trace"), str(path))
 
 
 def to_csv(jobs: Iterable[TraceJob]) -> str:

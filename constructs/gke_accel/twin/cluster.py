@@ -98,6 +98,9 @@ class LocalCluster(KubectlClient):
             atexit.register(cluster.stop)
         try:
             cluster._boot(controllers, timeout)
+        except KeyboardInterrupt:  # Ctrl-C stays Ctrl-C (the CLI says so in one line, exit 130)
+            cluster.stop()
+            raise
         except BaseException as exc:
             logs = cluster.log_tails()
             cluster.stop()

@@ -106,6 +106,9 @@ class JobSetController(ControllerProcess):
                     lambda js: js["spec"].get("network", {}).get("enableDNSHostnames") is True,
                     "JobSet's defaulting webhook",
                 )
+        except KeyboardInterrupt:  # Ctrl-C stays Ctrl-C, not a start failure with the log's shutdown lines
+            controller.stop()
+            raise
         except BaseException as exc:
             controller.stop()
             raise RuntimeError(f"jobset did not start: {exc}\n{controller.tail()}") from exc

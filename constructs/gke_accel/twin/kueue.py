@@ -205,6 +205,9 @@ class KueueController(ControllerProcess):
             if webhooks:
                 wait_listening(webhook_port, alive=controller.check_alive)
                 controller.register_webhooks(webhook_port, ca)
+        except KeyboardInterrupt:  # Ctrl-C stays Ctrl-C, not a start failure with the log's shutdown lines
+            controller.stop()
+            raise
         except BaseException as exc:
             controller.stop()
             raise RuntimeError(f"kueue did not start: {exc}\n{controller.tail()}") from exc

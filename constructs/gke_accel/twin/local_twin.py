@@ -25,13 +25,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gke_accel.model import EnvironmentPlan
+from gke_accel.model import EnvironmentPlan, load_environment
 from gke_accel.model.queues.install import JOBSET, KUEUE
 from gke_accel.twin.client import kubectl_binary
 from gke_accel.twin.cluster import CONTROL_PLANE, LocalCluster, find_binaries
 from gke_accel.twin.environment import EnvironmentRun
 from gke_accel.twin.kueue import cached_controller
-from gke_accel.twin.state import ProcessRecord, TwinState, is_running, read_state, stop_processes, write_state
+from gke_accel.twin.state import (
+    ProcessRecord,
+    StateError,
+    TwinState,
+    is_running,
+    names_state_dir,
+    read_state,
+    stop_processes,
+    write_state,
+)
+from gke_accel.twin.state_lock import StateBusy, find_processes, state_lock
 
 TOOLS_COMMAND = "make twin-tools"
 TWIN_BINARIES = (*CONTROL_PLANE, "kube-scheduler", "kwok")
@@ -98,6 +108,7 @@ def records_of(run: EnvironmentRun) -> tuple[ProcessRecord, ...]:
 class Twin:
     def __init__(self, run: EnvironmentRun | None, state_dir: Path, state: TwinState) -> None:
         self._run, self.state_dir, self.state = run, state_dir, state
+        self.stopped_before = state.stopped_at is not None  # as read: `twin down` had already stopped it
 
     @property
     def kubeconfig(self) -> Path:
@@ -139,23 +150,56 @@ class Twin:
         t0 = time.monotonic()
         state = Path(state).resolve()
         config = Path(config_dir or "config").resolve()
-        previous = read_state(state)
-        if previous is not None and any(is_running(p) for p in previous.processes):
-            raise TwinError(
-                f"a twin of {previous.env} already runs from {state}: "
-                f"stop it with `gke-accel twin down --state {state}`"
+        try:
+            with state_lock(state, "up"):  # held for the whole start: a second `twin up` here is refused
+                return cls._start(env, state, config, t0, per_pool=per_pool, detached=detached, on_step=on_step)
+        except StateBusy as exc:
+            raise TwinError(str(exc)) from None
+
+    @classmethod
+    def _start(
+        cls,
+        env: str,
+        state: Path,
+        config: Path,
+        t0: float,
+        *,
+        per_pool: str | int,
+        detached: bool,
+        on_step: Callable[[str], None] | None,
+    ) -> Twin:
+        try:
+            previous = read_state(state)
+        except StateError as exc:
+            raise TwinError(f"{exc}; remove it (`gke-accel twin down --state {state}` first stops any twin "
+                            "process it finds)") from None  # fmt: skip
+        running = [p for p in previous.processes if is_running(p)] if previous is not None else []
+        running += [p for p in find_processes(state) if p.pid not in {r.pid for r in running}]
+        if running:
+            what = (
+                f"a twin of {previous.env} already runs"
+                if previous is not None
+                else ("twin processes without a state file already run")
             )
+            pids = ", ".join(str(p.pid) for p in running[:8])
+            raise TwinError(f"{what} from {state} (pids {pids}): stop it with `gke-accel twin down --state {state}`")
         if not (config / f"{env}.yaml").is_file():
             known = sorted(p.stem for p in config.glob("*.yaml"))
             raise TwinError(
                 f"--env {env!r}: no {config / (env + '.yaml')}; environments there: {', '.join(known) or 'none'}"
             )
+        load_environment(str(config / f"{env}.yaml"))  # a ConfigError (exit 2) before any folder or process
         check_tools()
         run_dir = _new_run_dir(state)
-        run = EnvironmentRun.launch(
-            env, run_dir, config_dir=config, per_pool=per_pool, detached=detached, on_step=on_step,
-            on_releases=check_controllers,
-        )  # fmt: skip
+        try:
+            run = EnvironmentRun.launch(
+                env, run_dir, config_dir=config, per_pool=per_pool, detached=detached, on_step=on_step,
+                on_releases=check_controllers,
+            )  # fmt: skip
+        except BaseException:
+            if not (run_dir / "k8s").exists():  # nothing started (no logs to keep): no empty run folder left
+                shutil.rmtree(run_dir, ignore_errors=True)
+            raise
         try:
             twin_state = TwinState(
                 env=env,
@@ -204,12 +248,37 @@ def read_twin(state: Path) -> Twin | None:
     return None if recorded is None else Twin(None, Path(state).resolve(), recorded)
 
 
-def stop_twin(state: Path, on_line: Callable[[str], None] | None = None) -> Twin | None:
-    """``twin down``: stop the processes recorded in ``state`` by PID; None when no twin was started there."""
-    twin = read_twin(state)
-    if twin is not None:
-        left = twin.stop(on_line)
-        if left:
-            names = ", ".join(f"{r.name} (pid {r.pid})" for r in left)
-            raise TwinError(f"still running after SIGKILL: {names}")
-    return twin
+def stop_twin(state: Path, on_line: Callable[[str], None] | None = None) -> tuple[Twin | None, int, StateError | None]:
+    """``twin down``: stop the processes recorded in ``state`` and every twin process found there by its
+    command line (``find_processes``: this also stops a twin whose ``twin.json`` was deleted or cannot be
+    read), by PID, while holding the state folder's lock. Returns the recorded twin (None when there is no
+    readable state file), how many processes were found without a record, and why the state file could
+    not be read (None when it could, or when there is none)."""
+    state = Path(state).resolve()
+    if not state.is_dir():
+        return None, 0, None
+    try:
+        with state_lock(state, "down"):
+            twin, state_error = None, None
+            try:
+                twin = read_twin(state)
+            except StateError as exc:
+                state_error = exc
+            recorded = twin.state.processes if twin is not None else ()
+            foreign = [r for r in recorded if is_running(r) and not names_state_dir(r, state)]
+            for r in foreign:
+                if on_line is not None:
+                    on_line(f"{r.name} (pid {r.pid}) left alone: its command line does not name {state}/run-*")
+            known = {r.pid for r in recorded}
+            extra = [r for r in find_processes(state) if r.pid not in known]
+            left: list[ProcessRecord] = []
+            if twin is not None:
+                twin.state = dataclasses.replace(twin.state, processes=tuple(r for r in recorded if r not in foreign))
+                left += twin.stop(on_line)
+            left += stop_processes(extra, on_line)
+    except StateBusy as exc:
+        raise TwinError(str(exc)) from None
+    if left:
+        names = ", ".join(f"{r.name} (pid {r.pid})" for r in left)
+        raise TwinError(f"still running after SIGKILL: {names}")
+    return twin, len(extra), state_error

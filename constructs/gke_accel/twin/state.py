@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import signal
 import time
@@ -19,8 +20,21 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gke_accel.model.core.errors import ConfigError
+from gke_accel.model.core.input_files import MAX_STATE_BYTES, parse_json, read_text
+from gke_accel.model.core.show import show
+
 STATE_FILE = "twin.json"
 FORMAT = 1  # the state file's version; a file of another version is refused with its path
+# the programs the twin starts (cluster.py, kueue.py, jobset.py: controllers are cached as <name>-v<version>)
+PROGRAMS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok")
+CONTROLLER_PREFIXES = ("kueue-v", "jobset-v")
+
+
+def is_twin_program(argv0: str) -> bool:
+    """``argv0`` is a program the twin starts (a process running anything else is never signalled)."""
+    name = os.path.basename(argv0)
+    return name in PROGRAMS or name.startswith(CONTROLLER_PREFIXES)
 
 
 class StateError(ValueError):
@@ -61,21 +75,34 @@ class TwinState:
 
     @classmethod
     def from_json(cls, text: str, source: Path) -> TwinState:
+        """The state in ``text`` (JSON without duplicate keys, NaN or deep nesting); StateError otherwise."""
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise StateError(f"{source}: not JSON ({exc.msg} at line {exc.lineno})") from None
+            data = parse_json(text, str(source))
+        except ConfigError as err:
+            raise StateError("; ".join(i.render() for i in err.issues)) from None
+        return cls.from_data(data, source)
+
+    @classmethod
+    def from_data(cls, data: Any, source: Path) -> TwinState:
         if not isinstance(data, dict):
             raise StateError(f"{source}: expected a JSON object, got {type(data).__name__}")
         if data.get("format") != FORMAT:
-            raise StateError(f"{source}: format {data.get('format')!r}; this gke-accel reads format {FORMAT}")
+            raise StateError(f"{source}: format {show(data.get('format'))}; this gke-accel reads format {FORMAT}")
         problems: list[str] = []
         for key, kind in (("env", str), ("run_dir", str), ("kubeconfig", str), ("server", str)):
             if not isinstance(data.get(key), kind):
-                problems.append(f"{key}: {data.get(key)!r} is not a {kind.__name__}")
+                problems.append(f"{key}: {show(data.get(key))} is not a {kind.__name__}")
         for key in ("started_at", "up_seconds"):
-            if not isinstance(data.get(key), (int, float)):
-                problems.append(f"{key}: {data.get(key)!r} is not a number")
+            if not _number(data.get(key)):
+                problems.append(f"{key}: {show(data.get(key))} is not a finite number of 0 or more")
+        if data.get("stopped_at") is not None and not _number(data.get("stopped_at")):
+            problems.append(f"stopped_at: {show(data.get('stopped_at'))} is not a finite number of 0 or more")
+        nodes = data.get("nodes", 0)
+        if not isinstance(nodes, int) or isinstance(nodes, bool) or not 0 <= nodes <= 1_000_000:
+            problems.append(f"nodes: {show(nodes)} is not a node count")
+        releases = data.get("releases", [])
+        if not isinstance(releases, list) or not all(isinstance(r, str) for r in releases):
+            problems.append(f"releases: {show(releases)} is not a list of names")
         raw = data.get("processes")
         records: list[ProcessRecord] = []
         if not isinstance(raw, list):
@@ -101,17 +128,23 @@ class TwinState:
         )
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
 def _record(item: Any, where: str, problems: list[str]) -> ProcessRecord | None:
     if not isinstance(item, dict):
-        problems.append(f"{where}: {item!r} is not an object")
+        problems.append(f"{where}: {show(item)} is not an object")
         return None
     bad = [
-        f"{where}.{key}: {item.get(key)!r} is not a {kind.__name__}"
+        f"{where}.{key}: {show(item.get(key))} is not a {kind.__name__}"
         for key, kind in (("name", str), ("pid", int), ("binary", str), ("start_ticks", int))
         if not isinstance(item.get(key), kind) or isinstance(item.get(key), bool)
     ]
-    if not bad and item["pid"] <= 1:
+    if not bad and not 1 < item["pid"] < 2**22:  # /proc/sys/kernel/pid_max is at most 2^22
         bad.append(f"{where}.pid: {item['pid']} is not a process the twin can have started")
+    if not bad and not is_twin_program(item["binary"]):
+        bad.append(f"{where}.binary: {show(item['binary'])} is not a program the twin starts")
     problems.extend(bad)
     return None if bad else ProcessRecord(item["name"], item["pid"], item["binary"], item["start_ticks"])
 
@@ -121,24 +154,38 @@ def state_path(state_dir: Path) -> Path:
 
 
 def read_state(state_dir: Path) -> TwinState | None:
-    """The state of the twin in ``state_dir``; None when no twin was ever started there."""
+    """The state of the twin in ``state_dir``; None when no twin was ever started there. Read through the
+    shared input guards: a regular file (a FIFO or device is refused, never opened for a blocking read),
+    at most MAX_STATE_BYTES; a file that cannot be read or is not a state is a one-line StateError."""
     path = state_path(state_dir)
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
+    if not os.path.lexists(path):
         return None
-    except OSError as exc:
-        raise StateError(f"{path}: cannot read it ({exc.strerror})") from None
+    try:
+        text = read_text(path, limit=MAX_STATE_BYTES, what="a twin state file")
+    except ConfigError as err:
+        raise StateError("; ".join(i.render() for i in err.issues)) from None
     return TwinState.from_json(text, path)
 
 
 def write_state(state_dir: Path, state: TwinState) -> Path:
-    """Write atomically (a reader sees the old or the new file, never half of one)."""
+    """Write atomically (a reader sees the old or the new file, never half of one); the temporary file is
+    created new (never a FIFO or link left in its place)."""
     path = state_path(state_dir)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(state.to_json())
-    tmp.replace(path)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(state.to_json())
+    os.replace(tmp, path)
     return path
+
+
+def names_state_dir(record: ProcessRecord, state_dir: Path) -> bool:
+    """The process's command line names a ``run-*`` folder of ``state_dir`` (every twin process does:
+    etcd's data folder, the others' kubeconfig)."""
+    marker = str(Path(state_dir).resolve()) + os.sep + "run-"
+    return any(marker in arg for arg in cmdline(record.pid)[1:])
 
 
 # ---- processes ----------------------------------------------------------------------------------

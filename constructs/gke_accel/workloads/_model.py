@@ -15,6 +15,7 @@ from gke_accel.model import (
     plan_tpu_pool,
 )
 from gke_accel.model.capacity.ladder import LadderPlan
+from gke_accel.model.core.input_files import MAX_KUBECONFIG_BYTES, parse_yaml, read_text
 from gke_accel.model.core.yaml_input import ConfigInputError, parse_config_documents
 from gke_accel.model.environment.ladders import ladders_of
 from gke_accel.model.observability.cost import node_rate
@@ -70,6 +71,7 @@ __all__ = [
     "JOBSET",
     "KUEUE",
     "KUEUE_API",
+    "MAX_KUBECONFIG_BYTES",
     "NODEPOOL_LABEL",
     "POOL_LABEL",
     "PRIORITY_LABEL",
@@ -104,6 +106,7 @@ __all__ = [
     "node_rate",
     "node_shape",
     "parse_config_documents",
+    "parse_yaml",
     "plan_gpu_pool",
     "plan_tpu_pool",
     "platform_manifests",
@@ -112,6 +115,7 @@ __all__ = [
     "queue_manifests",
     "queue_plan_of",
     "quota_key",
+    "read_text",
     "storage_fuse",
     "storage_restart",
     "storage_weights",

@@ -49,7 +49,7 @@ def read_config_bytes(path: Path, limit: int = MAX_CONFIG_BYTES, what: str = "a 
     if stat.S_ISDIR(info.st_mode):
         raise _fail("(file)", "is a directory, not a config file", "a YAML file such as config/dev.yaml")
     if not stat.S_ISREG(info.st_mode):
-        raise _fail("(file)", "is not a regular file (a FIFO, device or socket)", "a YAML file")
+        raise _fail("(file)", "is not a regular file (a FIFO, device or socket)", what)
     if info.st_size > limit:
         raise _fail("(file)", f"is {info.st_size} bytes, more than the {limit}-byte limit for {what}")
     try:
@@ -59,7 +59,7 @@ def read_config_bytes(path: Path, limit: int = MAX_CONFIG_BYTES, what: str = "a 
         raise _fail("(file)", f"cannot be read: {exc.strerror or exc}") from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise _fail("(file)", "is not a regular file (a FIFO, device or socket)", "a YAML file")
+            raise _fail("(file)", "is not a regular file (a FIFO, device or socket)", what)
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(fd, 65536)
@@ -141,7 +141,7 @@ def _short(value: Any) -> str:
     return repr(text[:40] + "...") if len(text) > 40 else repr(text)
 
 
-def _expanded_size(root: yaml.Node) -> int:
+def _expanded_size(root: yaml.Node, max_values: int = MAX_VALUES) -> int:
     """Values the document holds once aliases are expanded (memoized, so it is linear in the
     node graph); raises on a self-referencing anchor, too deep nesting or too many values."""
     sizes: dict[int, int] = {}
@@ -167,15 +167,15 @@ def _expanded_size(root: yaml.Node) -> int:
                 children.extend(item if isinstance(item, tuple) else (item,))
             for child in children:
                 total += size(child, depth + 1)
-                if total > MAX_VALUES and aliased:
+                if total > max_values and aliased:
                     raise _fail(
                         "(file)",
-                        f"expands to more than {MAX_VALUES} values through aliases (an alias bomb?)",
+                        f"expands to more than {max_values} values through aliases (an alias bomb?)",
                         "fewer aliases",
                     )
-                if total > MAX_VALUES:
+                if total > max_values:
                     raise _fail(
-                        "(file)", f"holds more than {MAX_VALUES} values", f"at most {MAX_VALUES} values in one document"
+                        "(file)", f"holds more than {max_values} values", f"at most {max_values} values in one document"
                     )
             active.discard(key)
         sizes[key] = total
@@ -211,9 +211,10 @@ def _flow_depth(text: str) -> int:
     return deepest
 
 
-def parse_config_text(text: str) -> Any:
-    """Parse one YAML document into plain data; every problem is a ConfigInputError."""
-    return _parse(text, multi=False)[0]
+def parse_config_text(text: str, *, max_values: int = MAX_VALUES) -> Any:
+    """Parse one YAML document into plain data; every problem is a ConfigInputError. ``max_values``:
+    the cap on values after alias expansion (a trace of 10,000 jobs holds more than a config)."""
+    return _parse(text, multi=False, max_values=max_values)[0]
 
 
 def parse_config_documents(text: str) -> list[Any]:
@@ -222,7 +223,7 @@ def parse_config_documents(text: str) -> list[Any]:
     return _parse(text, multi=True)
 
 
-def _parse(text: str, *, multi: bool) -> list[Any]:
+def _parse(text: str, *, multi: bool, max_values: int = MAX_VALUES) -> list[Any]:
     if _flow_depth(text) > MAX_DEPTH:
         raise _fail("(file)", f"nests deeper than {MAX_DEPTH} levels")
     try:
@@ -240,7 +241,7 @@ def _parse(text: str, *, multi: bool) -> list[Any]:
             if node is None:
                 documents.append(None)
                 continue
-            _expanded_size(node)
+            _expanded_size(node, max_values)
             documents.append(loader.construct_document(node))
     except ConfigInputError:
         raise

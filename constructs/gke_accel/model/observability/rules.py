@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.names import LABEL_KEY, LABEL_VALUE
 from gke_accel.model.core.parse import suggest
-from gke_accel.model.core.secrets import mask_url, url_credentials
+from gke_accel.model.core.secrets import looks_like_key, mask_url, url_credentials
 from gke_accel.model.observability.alerts import ALERT_NAMES
 from gke_accel.model.observability.spec import BudgetSpec, MonitoringSpec
 
@@ -70,6 +70,14 @@ def _check_channels(m: MonitoringSpec, issues: IssueCollector) -> None:
         key, value = given[0], str(values[given[0]])
         if ch.type == "email" and not EMAIL.fullmatch(value):
             issues.bad(f"{p}.address", value, "is not an email address", "e.g. ml-oncall@example.com")
+        elif key in ("service_key_variable", "url_variable") and looks_like_key(value):
+            issues.bad(
+                f"{p}.{key}",
+                "***",
+                "looks like a key itself, not the name of a variable that holds it (it would be printed as "
+                "TF_VAR_<key> and land in git)",
+                f"e.g. {ch.name.replace('-', '_')}_{'service_key' if key == 'service_key_variable' else 'url'}",
+            )
         elif key in ("service_key_variable", "url_variable") and not TF_VARIABLE.fullmatch(value):
             issues.bad(
                 f"{p}.{key}",

@@ -17,10 +17,15 @@ KUBERNETES = ("default",)
 KUBERNETES_PREFIXES = ("kube-",)
 # GKE's: managed components (gke-managed-system, gke-managed-cim, gke-gmp-system, ...) and Google Cloud
 # Managed Service for Prometheus (gmp-system, gmp-public); add-ons GKE or its fleet features install
-# (Cloud Service Mesh, Config Sync, Policy Controller, Config Connector).
+# (Cloud Service Mesh, Config Sync and its ResourceGroup controller, Policy Controller, Config Connector
+# and its operator, GKE Identity Service): the system namespaces Policy Controller's "Exclude namespaces"
+# page (cloud.google.com/kubernetes-engine/enterprise/policy-controller/docs/how-to/exclude-namespaces)
+# and the fleet Policy Controller's default exemptable namespaces list, and Config Sync's `nomos
+# bugreport` folders (resource-group-system).
 GKE_PREFIXES = ("gke-", "gmp-")
 GKE_ADD_ONS = ("istio-system", "asm-system", "config-management-system", "config-management-monitoring",
-               "gatekeeper-system", "cnrm-system")  # fmt: skip
+               "gatekeeper-system", "cnrm-system", "configconnector-operator-system", "resource-group-system",
+               "anthos-identity-service")  # fmt: skip
 RESERVED_HELP = "a namespace of the team's own: not default, kube-*, gke-*, gmp-*, nor a platform controller's"
 
 
@@ -40,7 +45,8 @@ def reserved_reason(namespace: str, controllers: Mapping[str, str]) -> str | Non
     if namespace.startswith(GKE_PREFIXES):
         reasons.append("GKE reserves gke-* and gmp-* for its managed components (controllers, managed Prometheus)")
     if namespace in GKE_ADD_ONS:
-        reasons.append("a GKE add-on (service mesh, Config Sync, Policy Controller, Config Connector) runs there")
+        reasons.append("a GKE add-on (service mesh, Config Sync, Policy Controller, Config Connector, Identity "
+                       "Service) runs there")  # fmt: skip
     ours = controllers.get(namespace)
     if ours:
         reasons.append(ours)

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 from gke_accel.workloads._model import KUEUE_API
 from gke_accel.workloads.explain.interpret import Observed
-from gke_accel.workloads.verify.live import Connection, get
+from gke_accel.workloads.verify.live import Connection, get, items
 
 # kind -> (API path prefix, resource, the label its pods carry with the job's name; None: its selector)
 KINDS: dict[str, tuple[str, str, str | None]] = {
@@ -27,7 +27,7 @@ def _selector(job: dict[str, Any], label: str | None, name: str) -> str:
 
 
 def _items(conn: Connection, path: str) -> list[dict[str, object]]:
-    return list((get(conn, path) or {}).get("items") or [])
+    return list(items(conn, path) or [])
 
 
 def read_job(conn: Connection, namespace: str, name: str) -> Observed:

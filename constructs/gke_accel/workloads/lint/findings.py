@@ -11,6 +11,7 @@ Severity = Literal["error", "warning"]
 RULES = {
     "resource-name": "accelerator resource names GKE nodes advertise",
     "extended-limits": "accelerator requests equal their limits",
+    "quantity": "resource quantities the API server accepts (its grammar, >= 0, whole for accelerators)",
     "no-pool": "node selectors and affinity match a pool",
     "tolerations": "the pool's taints are tolerated",
     "gpu-count": "GPUs per pod fit on one node of a pool",

@@ -8,6 +8,7 @@ import difflib
 from gke_accel.workloads._model import GPU_RESOURCE, TPU_RESOURCE
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.manifests import Obj, as_dict, containers, init_containers
+from gke_accel.workloads.quantity import quantity_problem
 
 ACCELERATORS = (GPU_RESOURCE, TPU_RESOURCE)
 CORE = ("cpu", "memory", "ephemeral-storage")
@@ -23,6 +24,11 @@ def _suggest(name: str) -> str | None:
     return close[0] if close else None
 
 
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
 def _all_containers(pod: Obj, path: str) -> list[tuple[str, Obj]]:
     out = [(f"{path}.containers[{i}]", c) for i, c in enumerate(containers(pod))]
     return out + [(f"{path}.initContainers[{i}]", c) for i, c in enumerate(init_containers(pod))]
@@ -34,6 +40,12 @@ def resource_findings(pod: Obj, path: str) -> list[Finding]:
         res = as_dict(c.get("resources"))
         parts = {p: as_dict(res.get(p)) for p in ("requests", "limits")}
         for part, values in parts.items():
+            for key, value in values.items():
+                problem = quantity_problem(str(key), value)
+                if problem is not None:
+                    message = f"{_shown(value)}: {problem} (the API server refuses the pod)"
+                    fix = "a quantity such as 2, 500m or 16Gi; a whole number for accelerators"
+                    findings.append(Finding("quantity", "error", f"{where}.resources.{part}.{key}", message, fix))
             for name in values:
                 name = str(name)
                 if name in CORE or name in ACCELERATORS or name.startswith("hugepages-"):

@@ -25,8 +25,9 @@ def parse_params(text: str) -> float:
     """``7B``, ``70e9``, ``1.5b``, ``350M`` -> a parameter count; ConfigError otherwise."""
     match = _PARAMS.match(text)
     value = float(match.group(1)) * _SUFFIX[match.group(2).lower()] if match else 0.0
-    if value < 1e6:
-        raise ConfigError([ConfigIssue("--params", f"{text!r} is not a parameter count", "e.g. 7B, 70e9, 350M")])
+    if not 1e6 <= value <= 1e15:  # a million to a quadrillion; 1e308B would overflow the memory arithmetic
+        raise ConfigError([ConfigIssue("--params", f"{text[:40]!r} is not a parameter count from 1M to 1e15",
+                                       "e.g. 7B, 70e9, 350M")])  # fmt: skip
     return value
 
 
