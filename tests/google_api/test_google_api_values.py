@@ -119,22 +119,37 @@ def test_an_enum_like_value_outside_the_map_fails(documents: Documents, stacks: 
     assert "does not map" in finding.problem
 
 
+def _deprecated_attribute(block: dict[str, Any], path: tuple[str, ...] = ()) -> tuple[str, ...] | None:
+    """The first settable attribute the provider schema marks deprecated (blocks searched in order)."""
+    for name, attr in sorted(block.get("attributes", {}).items()):
+        if attr.get("deprecated") and (attr.get("optional") or attr.get("required")):
+            return (*path, name)
+    for name, nested in sorted(block.get("block_types", {}).items()):
+        found = _deprecated_attribute(nested["block"], (*path, name))
+        if found:
+            return found
+    return None
+
+
 def test_an_unknown_or_deprecated_provider_attribute_fails(
     documents: Documents, stacks: dict[str, dict[str, Any]]
 ) -> None:
     dev = stacks["config/dev.yaml"]
-    schema = documents.provider[CLUSTER]["attributes"]
-    deprecated = sorted(name for name, attr in schema.items() if attr.get("deprecated") and not attr.get("computed"))
+    deprecated = _deprecated_attribute(documents.provider[CLUSTER])
     assert deprecated, "the provider schema marks no settable cluster attribute deprecated: pick another rejected case"
 
     def stale(body: dict[str, Any]) -> None:
         body["enable_everything"] = True
-        body[deprecated[0]] = "x"
+        node = body
+        for part in deprecated[:-1]:
+            node = node.setdefault(part, {})
+            node = node[0] if isinstance(node, list) else node
+        node[deprecated[-1]] = "x"
 
     findings = check_stack(documents, _with(dev, CLUSTER, None, stale), "dev").findings
     problems = {f.path: f.problem for f in findings}
     assert problems["enable_everything"] == "not an attribute or block of the google provider"
-    assert problems[deprecated[0]].startswith("deprecated in the google provider")
+    assert problems[".".join(deprecated)].startswith("deprecated in the google provider")
 
 
 def test_a_queued_pools_node_config_is_checked(documents: Documents, stacks: dict[str, dict[str, Any]]) -> None:
