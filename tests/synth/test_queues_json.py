@@ -15,6 +15,7 @@ from gke_accel.model import load_environment
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of
 from helpers import QUOTA_ONLY_CONFIG, one, resources
+from ladder_config import ladder_config
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 RELEASE = "helm_release"
@@ -39,6 +40,15 @@ def test_every_release_waits_for_the_system_pool_its_controllers_run_on(shipped:
     assert releases
     for release in releases:
         assert system_pool_address(doc) in release["depends_on"], release["name"]
+
+
+def test_the_compute_class_release_waits_for_the_system_pool_too(
+    synth: Callable[[dict[str, Any]], dict[str, Any]],
+) -> None:
+    doc = synth(ladder_config())  # capacity ladders: the ComputeClasses release (cdk/capacity.py)
+    capacity = one(doc, RELEASE, name="gke-accel-capacity")
+    assert capacity["depends_on"] == [cluster_address(doc), system_pool_address(doc)]
+    assert len(doc["provider"]["helm"]) == 1  # the one Helm provider, on the cluster's one connection
 
 
 def test_kueue_and_jobset_are_pinned_official_charts(shipped: dict[str, Any]) -> None:
