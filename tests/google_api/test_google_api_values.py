@@ -53,10 +53,11 @@ def test_every_value_sent_to_gke_is_known_and_current(documents: Documents, stac
     mapped = {f"{rtype}:{path}" for rtype, path in FIELD_MAP}
     assert mapped <= set(report.checked), f"mapped but never sent: {sorted(mapped - set(report.checked))}"
     values = sum(len(v) for v in report.checked.values())
+    pinned = sorted({d["terraform"]["required_providers"]["google"]["version"] for d in stacks.values()})
     line = (
         f"google-api: {values} values at {len(report.checked)} fields of {len(stacks)} stacks valid in "
         f"{documents.discovery_source}; {report.attributes} attributes known to google provider "
-        f"{documents.provider_version}"
+        f"{documents.provider_version} (the stacks pin {', '.join(pinned)})"
     )
     print(line)
     if os.environ.get("GKE_ACCEL_GOOGLE_API_SUMMARY"):  # .ci/run: the CI summary prints this line
