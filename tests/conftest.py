@@ -61,7 +61,8 @@ def shipped_stacks(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from gke_accel.stacks.app import synth_environments
 
     out = tmp_path_factory.mktemp("cdktf.out")
-    synth_environments(load_environments(CONFIG_DIR), str(out))
+    # the shipped three by name: `gke-accel init qa` (the README's example) may have added config/qa.yaml
+    synth_environments(load_environments(CONFIG_DIR, list(ENVIRONMENTS)), str(out))
     return out / "stacks"
 
 

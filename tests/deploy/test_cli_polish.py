@@ -7,6 +7,7 @@ import argparse
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -53,9 +54,9 @@ def test_top_level_help_lists_each_subcommand_with_its_summary(capsys: pytest.Ca
 
 
 def test_no_abbreviation_guessing(capsys: pytest.CaptureFixture[str]) -> None:
-    # synth has --config-dir but no --config: a prefix must not be read as the longer option.
+    # lint has --config-dir but no --config: a prefix must not be read as the longer option.
     with pytest.raises(SystemExit) as info:
-        main(["synth", "--config", "config/dev.yaml"])
+        main(["lint", "--env", "dev", "--config", "config/dev.yaml", "job.yaml"])
     assert info.value.code == 2
     assert "unrecognized arguments: --config" in capsys.readouterr().err
     with pytest.raises(SystemExit) as info:
@@ -118,6 +119,9 @@ def test_scan_without_checkov_says_how_to_install_it(
     assert main(["scan", "--outdir", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "scan: checkov is not installed" in err and "pip install" in err
+    # N15: a wheel user has no `.` to install from; the package's scan extra is the command
+    assert "pip install 'gke-accel[scan]'" in err and "[dev]" not in err
+    assert "scan" in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
 
 
 def test_progress_on_a_terminal_and_silent_otherwise() -> None:

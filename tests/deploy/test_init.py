@@ -19,7 +19,10 @@ SCHEMA = json.loads((ROOT / "schema" / "gke-accel-config.schema.json").read_text
 
 @pytest.fixture()
 def config_dir(tmp_path: Path) -> Path:
-    shutil.copytree(ROOT / "config", tmp_path / "config")
+    # the shipped three by name: `gke-accel init qa` (the README's example) may have added config/qa.yaml
+    (tmp_path / "config").mkdir()
+    for name in ("dev", "staging", "prod"):
+        shutil.copy(ROOT / "config" / f"{name}.yaml", tmp_path / "config" / f"{name}.yaml")
     return tmp_path / "config"
 
 
@@ -86,7 +89,7 @@ def test_every_bad_flag_is_reported_at_once_and_nothing_is_written(
     args = ["init", "Bad_Name", "--project", "x", "--region", "mars-1", "--config-dir", str(config_dir)]
     assert main(args) == 2
     err = capsys.readouterr().err
-    assert "3 config errors" in err and "ENV:" in err and "--project:" in err and "--region:" in err
+    assert "3 command-line errors" in err and "ENV:" in err and "--project:" in err and "--region:" in err
     args = ["init", "qa", "--project", "acme-ml-qa", "--region", "us-central1", "--config-dir", str(config_dir)]
     assert main([*args, "--accelerator", "a1000", "--accelerator", "v4"]) == 2
     err = capsys.readouterr().err

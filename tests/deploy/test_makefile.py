@@ -18,6 +18,7 @@ pytestmark = pytest.mark.skipif(shutil.which("make") is None, reason="make is no
 def project(tmp_path: Path) -> Path:
     shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    shutil.copytree(ROOT / "tools" / "lib", tmp_path / "tools" / "lib")  # setup's heartbeat
     return tmp_path
 
 
@@ -120,7 +121,7 @@ def test_first_synth_installs_only_what_synth_needs_and_says_so(project: Path) -
     proc = make(project, "synth", "VENV=venv")
     assert proc.returncode == 0, proc.stderr
     calls = log.read_text().splitlines()
-    assert "python -m pip install --quiet -e .[scan]" in calls
+    assert "python -m pip install --progress-bar off -e .[scan]" in calls
     assert not [c for c in calls if "[dev]" in c]
     assert calls[-3:] == ["gke-accel validate", "gke-accel synth", "gke-accel scan"]
     assert "installing gke-accel, the CDK framework, its provider bindings and checkov" in proc.stdout
@@ -130,10 +131,33 @@ def test_first_synth_installs_only_what_synth_needs_and_says_so(project: Path) -
     assert "pip" not in log.read_text() and "installing" not in make(project, "synth", "VENV=venv").stdout
 
 
+def test_a_slow_setup_says_what_pip_is_on_while_it_works(project: Path) -> None:
+    """N6: the first setup was silent for 232 s. A pip that takes a while gets a line per interval with
+    the newest line of its output; the estimate is the measured one."""
+    log = _logging_venv(project)
+    python = project / "venv" / "bin" / "python"
+    python.write_text(f'#!/bin/sh\necho "python $*" >> {log}\necho "Collecting cdktn==0.24.0"\nsleep 3\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))} | {"HEARTBEAT_SECONDS": "1"}
+    proc = subprocess.run(
+        ["make", "-s", "setup-synth", "VENV=venv"], cwd=project, capture_output=True, text=True, env=env
+    )
+    assert proc.returncode == 0, proc.stderr
+    beats = [line for line in proc.stdout.splitlines() if line.startswith("setup: still working (")]
+    assert len(beats) >= 2 and all(line.endswith("): Collecting cdktn==0.24.0") for line in beats)
+    assert "about 2-5 minutes" in proc.stdout
+    # a failing pip: its last lines, and make fails
+    python.write_text('#!/bin/sh\necho "ERROR: No matching distribution found for cdktn==9"\nexit 1\n')
+    (project / "venv" / ".installed-synth-stamp").unlink(missing_ok=True)
+    proc = subprocess.run(
+        ["make", "-s", "setup-synth", "VENV=venv"], cwd=project, capture_output=True, text=True, env=env
+    )
+    assert proc.returncode != 0 and "No matching distribution found for cdktn==9" in proc.stderr
+
+
 def test_make_test_installs_the_toolchain_and_synth_then_installs_nothing(project: Path) -> None:
     log = _logging_venv(project)
     assert make(project, "test", "VENV=venv").returncode == 0
-    assert "python -m pip install --quiet -e .[dev]" in log.read_text()
+    assert "python -m pip install --progress-bar off -e .[dev]" in log.read_text()
     log.write_text("")
     assert make(project, "synth", "VENV=venv").returncode == 0
     assert "pip" not in log.read_text()

@@ -77,3 +77,25 @@ def test_a_table_never_breaks_inside_a_word() -> None:
     words = " ".join(text.splitlines()).split()
     for word in ("ct5lp-hightpu-4t", "a3-highgpu-8g", "tpu-v5-lite-podslice", "nvidia-h100-80gb", "$64,096.13"):
         assert word in words, text
+
+
+def test_tables_follow_the_terminal_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """N11: the queue table wrapped at 100 columns on a 200-column terminal, its rows cut into lines
+    under the wrong headings. On a terminal the tables fit its width; piped output stays at 100."""
+    import sys
+
+    plan = next(p for p in load_environments(ROOT / "config") if p.name == "staging")
+    piped = environment_report(plan)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    monkeypatch.setenv("COLUMNS", "220")
+    wide = environment_report(plan)
+    assert max(map(len, wide.splitlines())) > WIDTH  # uses the room it has
+    assert not [line for line in wide.splitlines() if len(line) > 220]
+    assert len(wide.splitlines()) < len(piped.splitlines())  # fewer wrapped lines
+    header = next(line for line in wide.splitlines() if line.startswith("team ") and "preempts to borrow" in line)
+    assert "preempts to borrow" in header  # the heading on one line, not split over two
+    monkeypatch.setenv("COLUMNS", "80")
+    narrow = environment_report(plan)
+    assert not [line for line in narrow.splitlines() if len(line) > 80 and " " in line.strip()]
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False, raising=False)
+    assert environment_report(plan) == piped  # not a terminal: 100 columns whatever COLUMNS says

@@ -45,7 +45,12 @@ def test_validate_reports_rule_errors_after_the_file_parses(tmp_path: Path, caps
 
 
 def test_validate_unknown_environment_and_bad_yaml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["validate", "--config-dir", str(ROOT / "config"), "--env", "qa"]) == 2
+    # a copy of the shipped configs: `gke-accel init qa` (the README's example) may have added qa.yaml to config/
+    shipped = tmp_path / "config"
+    shipped.mkdir()
+    for name in ("dev", "staging", "prod"):
+        (shipped / f"{name}.yaml").write_text((ROOT / "config" / f"{name}.yaml").read_text())
+    assert main(["validate", "--config-dir", str(shipped), "--env", "qa"]) == 2
     assert "'qa' has no config file" in capsys.readouterr().err
     (tmp_path / "x.yaml").write_text("cluster: [unclosed\n")
     assert main(["validate", "--config", str(tmp_path / "x.yaml")]) == 2

@@ -66,7 +66,7 @@ RULES = [
         {"queues": {}},
     ),
     Rule(
-        "consumption-type", f"{GPU}.consumption", "spot", "preemptible", f"{GPU}.consumption.type", "not a valid choice"
+        "consumption-type", f"{GPU}.consumption", "spot", "preemptible", f"{GPU}.consumption", "not a valid choice"
     ),
 ]
 

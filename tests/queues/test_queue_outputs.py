@@ -13,7 +13,7 @@ from gke_accel.cli.queues_view import synth_section
 from gke_accel.model import load_environment, load_environment_text
 from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.review.facts import environment_facts, facts_from_dict, facts_to_dict
-from gke_accel.review.tables import queue_section as _queue_section
+from gke_accel.review.tables import queue_changes
 from helpers import QUOTA_ONLY_CONFIG, to_yaml
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
@@ -97,10 +97,14 @@ def test_review_shows_queue_changes_before_and_after() -> None:
     after = environment_facts(load_environment_text(to_yaml(data)))
     assert facts_from_dict(facts_to_dict(after)) == after
     assert before != after
-    section = _queue_section(before, after)
-    assert section[1] == "**Kueue queues** (per team; docs/queues.md)"
-    research, serving = section[5:]
-    assert research.startswith("| research |") and "v5e-2x4 16" in research and "v5e-2x4 8;" in research
-    assert serving.startswith("| serving |") and "preempts to borrow yes" in serving
-    assert "preempts to borrow -" in serving.split("|")[3]
-    assert _queue_section(before, before) == []
+    section = queue_changes(before, after)
+    assert section[1] == "**Kueue queues** (per team, what changes; docs/queues.md)"
+    research, serving = section[3:]
+    # one line per team with only what moved: research's borrowing limit 16 -> 8, serving's preemption
+    assert (
+        research.startswith("- **research**: ")
+        and "may borrow `l4 idle, v5e-2x4 16` → `l4 idle, v5e-2x4 8`" in research
+    )
+    assert serving.startswith("- **serving**: ") and "preempts to borrow `yes` → `-`" in serving
+    assert "nominal" not in research and "nominal" not in serving  # unchanged parts are not repeated
+    assert queue_changes(before, before) == []

@@ -32,8 +32,12 @@ def git(repo: Path, *args: str) -> str:
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """This project's code and configs, committed once in a fresh repository."""
     path = tmp_path_factory.mktemp("repo")
-    for name in ("constructs", "stacks", "config"):
+    for name in ("constructs", "stacks"):
         shutil.copytree(ROOT / name, path / name, ignore=IGNORE)
+    # the shipped three by name: `gke-accel init qa` (the README's example) may have added config/qa.yaml
+    (path / "config").mkdir()
+    for env in ("dev", "staging", "prod"):
+        shutil.copy(ROOT / "config" / f"{env}.yaml", path / "config" / f"{env}.yaml")
     shutil.copy(ROOT / "pyproject.toml", path / "pyproject.toml")
     git(path, "init", "-q", "-b", "main")
     git(path, "add", ".")

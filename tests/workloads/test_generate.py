@@ -131,7 +131,7 @@ def test_deployment_defaults_to_inference_priority(env: EnvironmentPlan) -> None
     ("change", "text"),
     [
         ({"team": "ops"}, "--team: 'ops' is not a team of test; valid: nlp, vision"),
-        ({"accelerator": "h100"}, "--accelerator: 'h100': no pool of test has it; valid: nvidia-l4, v5e"),
+        ({"accelerator": "h100"}, "--accelerator: 'h100': no pool of test has it; valid: l4, v5e"),
         ({"chips": 16}, "--chips: 16 is not the chip count of a v5e slice in test; valid: 4 (2x2), 8 (2x4)"),
         ({"chips": 8, "kind": "job"}, "--kind: 'job': a 2x4 slice has 2 VMs, one pod each; valid: jobset"),
         ({"accelerator": "l4", "chips": 4}, "--gpus: 4 GPUs per pod: no l4 pool has that many per node; valid: 1, 2"),

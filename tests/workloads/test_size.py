@@ -99,7 +99,7 @@ def test_environment_pools_that_fit(env: EnvironmentPlan) -> None:
     assert fits["l4x2"].verdict == "fits in one node"  # 48 GiB
     big = estimate_memory(70e9, "train")
     fits = {f.pool: f for f in environment_fits(big, env)}
-    assert not fits["v5e"].fits and fits["v5e"].verdict.startswith("too small: needs")
+    assert not fits["v5e"].fits and fits["v5e"].verdict.startswith("too small: a single-host 2x2 slice holds 64 GiB")
 
 
 @pytest.mark.parametrize(

@@ -44,8 +44,11 @@ export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:--buildvcs=false}" GOMAXPROCS="${GOMAXPR
 HEAVY="${GKE_ACCEL_HEAVY_LOCK:-}"
 
 mkdir -p "$CACHE/k8s" "$BIN" "$ROOT/stages"
-exec 9>"$CACHE/k8s/.lock"
-if ! flock -n 9; then echo "build.sh: another build holds $CACHE/k8s/.lock; waiting for it" >&2; flock 9; fi
+# shellcheck source=../lib/lock.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/lock.sh"
+LOCK="$CACHE/k8s/.lock"
+exec 9>"$LOCK"
+lock_acquire 9 "$LOCK" "build.sh"  # a waiter prints who holds it and what it builds, once a minute
 
 SCRATCH="$(mktemp -d "$CACHE/k8s/scratch.XXXXXX")"
 trap 'rm -rf "$SCRATCH"' EXIT
@@ -54,6 +57,7 @@ T_ALL=$SECONDS
 
 timed() {  # timed LABEL cmd... : run under /usr/bin/time when available, holding the heavy lock
   local label=$1; shift
+  lock_note "$LOCK" "$label"
   local timer=(); [[ -x /usr/bin/time ]] && timer=(/usr/bin/time -f "[$label] %e s wall, %U s user, peak RSS %M KB")
   if [[ -n "$HEAVY" ]]; then flock "$HEAVY" "${timer[@]}" "$@"; else "${timer[@]}" "$@"; fi
 }

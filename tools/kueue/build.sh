@@ -9,13 +9,17 @@ JOBSET_VERSION=v0.11.1
 CACHE="${GKE_ACCEL_CACHE:-$HOME/.cache/gke-accel}/kueue"
 mkdir -p "$CACHE"
 what="${1:-all}"
+# shellcheck source=../lib/lock.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/lock.sh"
 
 build() { # name module version package
   local name=$1 module=$2 version=$3 pkg=$4
   local bin="$CACHE/$name-$version"
   (
-    flock 9
+    lock_acquire 9 "$CACHE/build-$name.lock" "kueue/build.sh"
     if [ ! -x "$bin" ]; then
+      lock_note "$CACHE/build-$name.lock" "building $name $version (go build, about 5-15 min)"
+      echo "kueue/build.sh: building $name $version from the Go module proxy (about 5-15 min on 2 cores)" >&2
       local src="$CACHE/src-$name-$version"
       rm -rf "$src" && mkdir -p "$src"
       cat > "$src/go.mod" <<MOD

@@ -25,9 +25,12 @@ from gke_accel.cli.common import (
     Parser,
     add_command,
     add_env_args,
+    render_config_error,
     selected_plans,
     shown_path,
+    use_config_dir_env,
 )
+from gke_accel.cli.json_errors import json_failures, note_config_error
 from gke_accel.cli.progress import Progress, exit_now
 from gke_accel.cli.tables import fit_text
 from gke_accel.frameworks import FrameworkError
@@ -191,7 +194,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
         "gke-accel synth --env dev --outdir /tmp/out",
         details="Prints each environment's pools, quotas and cost first, then loads the provider bindings.",
     )
-    add_env_args(p)
+    add_env_args(p, single_file=True)
     p.add_argument("--outdir", default="cdktf.out", help="output folder (default: cdktf.out)")
     p.set_defaults(func=cmd_synth)
 
@@ -237,18 +240,26 @@ def _stop_interrupted() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # --json promises JSON on stdout: a failure that printed none gets {"ok": false, ...} (cli/json_errors.py)
+    with json_failures(argv) as failure:
+        return failure.exit(_main(argv))
+
+
+def _main(argv: list[str]) -> int:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `gke-accel ... | head` ends quietly
     previous = {s: signal.signal(s, _Interrupt.handler) for s in (signal.SIGINT, signal.SIGTERM)}
     # jsii prints a large banner on every run under Node 20 (end-of-life); keep command output readable.
     os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
     os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
-    argv = sys.argv[1:] if argv is None else argv
     args = build_parser(argv).parse_args(argv)
+    use_config_dir_env(args, argv)
     try:
         code: int = args.func(args)
         return code
     except ConfigError as err:
-        print(err.render(), file=sys.stderr)
+        print(render_config_error(err), file=sys.stderr)
+        note_config_error(err)
         return EXIT_CONFIG
     except FrameworkError as err:
         print(f"gke-accel: {err}", file=sys.stderr)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
+from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, hidden_alias, selected_plans
 from gke_accel.cli.tables import MAX_WIDTH, render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.capacity.compute_class import compute_classes
@@ -76,7 +76,7 @@ def environment_manifests(plan: EnvironmentPlan) -> list[dict[str, object]]:
     return manifests
 
 
-def write_manifests(plans: list[EnvironmentPlan], out: str | Path, *, option: str = "--out") -> dict[str, int]:
+def write_manifests(plans: list[EnvironmentPlan], out: str | Path, *, option: str = "--outdir") -> dict[str, int]:
     """Write ``<out>/<env>/<object>.yaml`` for ``plans``. ``out`` then holds exactly these
     environments' current objects: folders of other environments and files of removed objects
     (a deleted team's RoleBinding) are gone. Returns the number of manifests per environment."""
@@ -97,13 +97,13 @@ def write_manifests(plans: list[EnvironmentPlan], out: str | Path, *, option: st
 
 def cmd_manifests(args: argparse.Namespace) -> int:
     plans = selected_plans(args)
-    if args.out is None:
+    if args.outdir is None:
         for plan in plans:
             sys.stdout.write(f"# environment: {plan.name}\n")
             sys.stdout.write(yaml.safe_dump_all(environment_manifests(plan), sort_keys=False))
         return EXIT_OK
-    for name, count in write_manifests(plans, args.out).items():
-        print(f"{name}: wrote {count} manifests to {Path(args.out) / name}")
+    for name, count in write_manifests(plans, args.outdir).items():
+        print(f"{name}: wrote {count} manifests to {Path(args.outdir) / name}")
     return EXIT_OK
 
 
@@ -113,11 +113,12 @@ def register(sub: Subcommands) -> None:
         "manifests",
         "write the platform's Kubernetes objects as YAML (no provider bindings)",
         "gke-accel manifests --env dev",
-        "gke-accel manifests --env dev --out manifests/",
+        "gke-accel manifests --env dev --outdir manifests/",
     )
-    add_env_args(p)
+    add_env_args(p, single_file=True)
+    hidden_alias(p, "--out", "--outdir")  # its spelling before synth, scan and review's --outdir
     p.add_argument(
-        "--out",
+        "--outdir",
         help="folder to write <env>/<object>.yaml files to, named so `kubectl apply -f <env>/` works on an "
         "empty cluster (default: print to stdout, in apply order)",
     )

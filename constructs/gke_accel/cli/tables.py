@@ -1,4 +1,5 @@
-"""Plain-text tables and prose for the terminal, fitted to 100 columns.
+"""Plain-text tables and prose for the terminal, fitted to its width (100 columns when the output is
+not a terminal: a pipe, a file, CI logs).
 
 A table wider than ``MAX_WIDTH`` wraps the text of its roomiest columns (headers included) onto
 more lines, at spaces only: a word (a machine type, a zone) is never broken, so it stays copyable;
@@ -7,10 +8,28 @@ a table whose words cannot fit stays wider. Long prose lines wrap with their ind
 
 from __future__ import annotations
 
+import shutil
+import sys
 import textwrap
 from collections.abc import Sequence
 
 MAX_WIDTH = 100
+MIN_WIDTH = 60  # narrower terminals still get 60-column lines (wrapping below that helps nobody)
+
+
+def _on_terminal() -> bool:
+    try:
+        return bool(sys.stdout.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def output_width() -> int:
+    """The terminal's columns (``COLUMNS`` wins, as for every Unix tool) when stdout is a terminal;
+    ``MAX_WIDTH`` otherwise, so piped and logged output does not depend on who ran it."""
+    if not _on_terminal():
+        return MAX_WIDTH
+    return max(MIN_WIDTH, shutil.get_terminal_size((MAX_WIDTH, 24)).columns)
 _GAP = 2
 
 
@@ -54,13 +73,18 @@ def _lines(values: Sequence[str], widths: list[int]) -> list[str]:
 def render_table(
     headers: Sequence[str], rows: Sequence[Sequence[object]], title: str = "", max_width: int | None = None
 ) -> str:
-    """A table; with ``max_width`` (e.g. ``MAX_WIDTH``) wider tables wrap their cells to fit."""
+    """A table. On a terminal it fits the terminal's width (``max_width`` None or ``MAX_WIDTH``) or
+    ``max_width``: a wider one wraps the cells of its roomiest columns, so its columns stay under their
+    headings. Piped, a table without ``max_width`` is as wide as its cells (for tools that parse it)."""
     cells = [[str(c) for c in row] for row in rows]
-    if max_width is None:
+    if max_width is None and not _on_terminal():  # piped or logged: as wide as its cells
         widths = [max([len(h)] + [len(row[i]) for row in cells]) for i, h in enumerate(headers)]
+        out = [title] if title else []
     else:
-        widths = _fit_widths(headers, cells, max_width)
-    out = [fit_text(title, max_width) if max_width else title] if title else []
+        # MAX_WIDTH, as the views pass it, means "the default width": the terminal's when there is one
+        limit = output_width() if max_width in (None, MAX_WIDTH) else max_width
+        widths = _fit_widths(headers, cells, limit)
+        out = [fit_text(title, limit)] if title else []
     out += _lines(headers, widths)
     out.append("  ".join("-" * w for w in widths))
     for row in cells:
@@ -68,8 +92,10 @@ def render_table(
     return "\n".join(out)
 
 
-def fit_text(text: str, max_width: int = MAX_WIDTH) -> str:
-    """Wrap every line longer than ``max_width``; continuation lines are indented 4 more spaces."""
+def fit_text(text: str, max_width: int | None = None) -> str:
+    """Wrap every line longer than ``max_width`` (default: ``output_width()``); continuation lines are
+    indented 4 more spaces."""
+    max_width = output_width() if max_width in (None, MAX_WIDTH) else max_width
     out: list[str] = []
     for line in text.splitlines():
         if len(line) <= max_width:

@@ -102,8 +102,16 @@ def register(sub: Any) -> None:
     n.add_argument("--replicas", type=int, default=1, help="deployment replicas")
     n.add_argument("--completions", type=int, default=1, help="job: runs to complete (a sweep, Indexed)")
     n.add_argument("--parallelism", type=int, default=1, help="job: runs at once")
-    n.add_argument("--cpu", help="cpu per pod (default: half the node's share, within the team's quota)")
-    n.add_argument("--memory", help="memory per pod, e.g. 32Gi (default: half the node's share, within the quota)")
+    n.add_argument(
+        "--cpu",
+        help="cpu per pod (default: the pod's share of the node's allocatable cpu, less margins for GKE's "
+        "DaemonSets and the GCS FUSE sidecar, within the team's quota; docs/workloads.md)",
+    )
+    n.add_argument(
+        "--memory",
+        help="memory per pod, e.g. 32Gi (default: the pod's share of the node's allocatable memory, less the "
+        "same margins, within the team's quota)",
+    )
     n.add_argument("--port", type=int, help="deployment: serving port (adds readiness/liveness probes)")
     n.add_argument("--no-checkpoints", action="store_true", help="do not mount the checkpoint bucket")
     n.add_argument("--weights", help="deployment: gs://BUCKET/PATH/ of the model weights, read-only at /weights")

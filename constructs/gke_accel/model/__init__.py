@@ -18,20 +18,31 @@ from gke_accel.model.core.errors import ConfigError, ConfigIssue
 from gke_accel.model.environment.load import load_environment, load_environment_text, plan_environment
 from gke_accel.model.environment.plan import EnvironmentPlan
 from gke_accel.model.environment.spec import BackendSpec, EnvironmentSpec
+from gke_accel.model.platform.spec import (
+    CheckpointSpec,
+    DriverInstallerSpec,
+    PlatformSpec,
+    PriorityClassesSpec,
+    PriorityClassSpec,
+    TeamSpec,
+)
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.spec import ConsumptionSpec, GpuPoolSpec, GpuSharingSpec, TpuPoolSpec
 from gke_accel.model.pools.tpu_pool import plan_tpu_pool
+from gke_accel.model.queues.spec import QueuesSpec, TeamQueueSpec
 
 __all__ = [
     "AuthorizedNetwork",
     "AutoProvisioningSpec",
     "BackendSpec",
+    "CheckpointSpec",
     "ClusterPlan",
     "ClusterSpec",
     "ConfigError",
     "ConfigIssue",
     "ConsumptionSpec",
+    "DriverInstallerSpec",
     "EnvironmentPlan",
     "EnvironmentSpec",
     "GpuPoolSpec",
@@ -40,7 +51,13 @@ __all__ = [
     "MaintenanceSpec",
     "NetworkSpec",
     "NodePoolPlan",
+    "PlatformSpec",
+    "PriorityClassSpec",
+    "PriorityClassesSpec",
+    "QueuesSpec",
     "SystemPoolSpec",
+    "TeamQueueSpec",
+    "TeamSpec",
     "TpuPoolSpec",
     "load_environment",
     "load_environment_text",

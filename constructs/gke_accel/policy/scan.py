@@ -103,8 +103,9 @@ def run_subprocess(args: list[str]) -> tuple[int, str, str]:
 def _run_checkov(stacks_dir: Path, runner: Runner | None = None) -> list[dict[str, Any]]:
     if runner is None and importlib.util.find_spec("checkov") is None:
         raise CheckovMissing(
-            f"checkov is not installed for {sys.executable}; install the dev extra "
-            "(pip install -e '.[dev]', as make setup does) or checkov itself (pip install checkov)"
+            f"checkov is not installed for {sys.executable}; install the scan extra: "
+            "pip install 'gke-accel[scan]' (the pinned checkov; from a checkout: pip install -e '.[scan]', "
+            "as make synth does)"
         )
     code, stdout, stderr = (runner or run_subprocess)(checkov_args(stacks_dir))
     if code not in (0, 1) or not stdout.strip():

@@ -16,6 +16,7 @@ from .git_base import BaseError, git, resolve, synth_base, worktree
 from .model import Review, StackReview
 from .safety import safety_items
 from .scans import CheckovZygote, add_policy, start_scan
+from .workloads import add_workloads
 
 __all__ = ["add_policy", "compare_sides", "review_config_dirs", "review_git"]
 
@@ -59,6 +60,12 @@ def compare_sides(base: SideResult, head: SideResult, *, base_ref: str, head_ref
     return review
 
 
+def _examples(config_dir: Path) -> Path | None:
+    """The repository's examples/ beside its config folder (what the docs tell teams to start from)."""
+    examples = config_dir.resolve().parent / "examples"
+    return examples if examples.is_dir() else None
+
+
 def review_config_dirs(
     base_config: Path, head_config: Path, workdir: Path, *, policy: bool = False, names: list[str] | None = None
 ) -> Review:
@@ -66,6 +73,7 @@ def review_config_dirs(
     base = synth_current("base", base_config, workdir / "base", names)
     head = synth_current("head", head_config, workdir / "head", names)
     review = compare_sides(base, head, base_ref=str(base_config), head_ref=str(head_config))
+    add_workloads(review, base_config, head_config, names, _examples(head_config))
     if policy:
         add_policy(review, base, head)
     return review
@@ -107,12 +115,14 @@ def review_git(
             base, notes = synth_base(
                 root, repo, root / relative_config, scratch / "base", names, force_subprocess=force_subprocess
             )
-        review = compare_sides(
-            base,
-            head,
-            base_ref=f"{base_ref} ({commit[:12]})",
-            head_ref=f"{head_commit}{' + uncommitted changes' if dirty else ''}",
-        )
+            review = compare_sides(
+                base,
+                head,
+                base_ref=f"{base_ref} ({commit[:12]})",
+                head_ref=f"{head_commit}{' + uncommitted changes' if dirty else ''}",
+            )
+            # the workloads teams would submit, linted against both configs (review/workloads.py)
+            add_workloads(review, root / relative_config, head_config, names, _examples(repo / "config"))
         review.notes[:0] = notes or [f"base synthesized {base.method}"]
         if policy:
             add_policy(review, base, head, head_scan=head_scan, runner=runner)

@@ -143,6 +143,19 @@ class EnvironmentFacts:
 
 
 @dataclass(frozen=True)
+class WorkloadChange:
+    """A workload a team would submit (``workload new`` for a team and accelerator, or an example)
+    that schedules on the base and not on the head, or lands on other pools or capacity kinds."""
+
+    team: str  # "" for an example outside any team's namespace
+    workload: str  # how to recreate it: "workload new --team serving --accelerator l4 --kind deployment"
+    before: str  # "l4-serve (on-demand)"
+    after: str  # "does not schedule", or the pools it lands on now
+    reason: str  # one line: lint's first error, or what moved
+    untouched: bool = False  # the team's own config (spec, queue entry) is the same on both sides
+
+
+@dataclass(frozen=True)
 class PolicyChange:
     stack: str
     check_id: str
@@ -162,6 +175,8 @@ class StackReview:
     error: str = ""  # why this stack could not be compared (broken base or head config)
     blocks: list[BlockChange] = field(default_factory=list)  # backend, providers, variables, outputs, data
     safety: list[SafetyItem] = field(default_factory=list)
+    workloads: list[WorkloadChange] = field(default_factory=list)  # review/workloads.py
+    touched_teams: tuple[str, ...] | None = None  # teams whose own config changed (None: not compared)
 
     def count(self, action: Action) -> int:
         return sum(1 for c in self.changes if c.action == action)
@@ -180,6 +195,7 @@ class StackReview:
             bool(self.changes)
             or bool(self.blocks)
             or bool(self.safety)
+            or bool(self.workloads)
             or self.facts_changed
             or self.status in ("added", "removed", "error")
         )
@@ -204,6 +220,10 @@ class Review:
     @property
     def destructive(self) -> list[tuple[str, ResourceChange]]:
         return [(s.name, c) for s in self.stacks for c in s.destructive]
+
+    @property
+    def workloads(self) -> list[tuple[str, WorkloadChange]]:
+        return [(s.name, w) for s in self.stacks for w in s.workloads]
 
     @property
     def safety(self) -> list[tuple[str, SafetyItem]]:

@@ -10,7 +10,7 @@ from .model import Review, StackReview
 from .render_changes import attribute_table, blocks_section, change_group, who
 from .render_json import to_dict, to_json
 from .summary import summary_line, summary_lines
-from .tables import capacity_section, cost_section, queue_section
+from .tables import capacity_section, cost_section, queue_changes
 
 MARKER = "<!-- gke-accel-review -->"  # lets CI find and update its own comment
 COMMENT_LIMIT = 65_536  # GitHub's limit on a comment body, in characters
@@ -29,6 +29,27 @@ def _policy_section(stack: StackReview, checked: bool) -> list[str]:
     return out
 
 
+def workload_section(stack: StackReview) -> list[str]:
+    """The workloads a team would submit that stop scheduling or move (review/workloads.py)."""
+    if not stack.workloads:
+        return []
+    out = [
+        "",
+        "**Workloads** (what `gke-accel workload new` writes per team and accelerator, and examples/, "
+        "linted against base and head)",
+        "",
+    ]
+    for w in stack.workloads:
+        team = f"{w.team}: " if w.team else ""
+        mark = " (team not in this diff: its own config is unchanged)" if w.untouched else ""
+        if w.after == "does not schedule":
+            now = f"schedules on {w.before} today, not after this change"
+            out.append(f"- ✖ {team}`{w.workload}`{mark}: {now}: {w.reason}")
+        else:
+            out.append(f"- {team}`{w.workload}`{mark}: {w.before} → {w.after} ({w.reason})")
+    return out
+
+
 def stack_markdown(stack: StackReview, *, policy_checked: bool, level: int = 0) -> list[str]:
     """A stack's section: capacity and cost first, then the resource lists (folded when long)."""
     limit, rows = _LEVELS[level]
@@ -37,7 +58,8 @@ def stack_markdown(stack: StackReview, *, policy_checked: bool, level: int = 0) 
         out += ["", "```", stack.error.strip(), "```"]
     if stack.has_changes or stack.status != "unchanged":
         out += capacity_section(stack.before, stack.after)
-        out += queue_section(stack.before, stack.after)
+        out += workload_section(stack)
+        out += queue_changes(stack.before, stack.after, stack.touched_teams)
         out += ladder_section(stack.before, stack.after)
         out += cost_section(stack.before, stack.after)
     ordered = stack.ordered_changes()
@@ -80,6 +102,10 @@ def _render(review: Review, level: int) -> str:
     if not review.has_changes and not review.errors:
         out.append("**No changes.** Every stack synthesizes to the same resources, capacity, quotas and cost.")
     out += ["```", *summary_lines(review), "```"]
+    broken = [(env, w) for env, w in review.workloads if w.after == "does not schedule"]
+    if broken:
+        out += ["", f"> [!WARNING]\n> **{len(broken)} workload(s) that schedule today will not after this change**:"]
+        out += [f"> - `{env}`: {w.team + ': ' if w.team else ''}`{w.workload}`: {w.reason}" for env, w in broken]
     out += _safety_section(review)
     for stack in review.stacks:
         if stack.has_changes or stack.new_findings or stack.resolved_findings:

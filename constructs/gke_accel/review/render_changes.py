@@ -61,6 +61,31 @@ def _change_line(change: ResourceChange) -> str:
     return line
 
 
+def _widgets(text: Any) -> int | None:
+    try:
+        data = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+    layout = (data or {}).get("gridLayout") or (data or {}).get("mosaicLayout") or {}
+    items = layout.get("widgets", layout.get("tiles")) if isinstance(layout, dict) else None
+    return len(items) if isinstance(items, list) else None
+
+
+def _folded(change: ResourceChange, attr: AttributeChange) -> tuple[str, str] | None:
+    """A row no reviewer can read as it is, said in words: a dashboard's escaped JSON as its widget
+    count, a Helm chart's generated asset path as "its objects changed"; None to show the values."""
+    if attr.path == "dashboard_json":
+        a, b = _widgets(attr.before), _widgets(attr.after)
+        if a is not None and b is not None:
+            return f"{a} widgets", f"{b} widgets" + (" (their queries or titles changed)" if a == b else "")
+    if change.rtype == "helm_release" and attr.path == "chart":
+        paths = [str(v) for v in (attr.before, attr.after) if v is not None]
+        if paths and all(p.startswith("assets/") for p in paths):
+            what = "Kueue objects: see **Kueue queues** above" if "queue" in change.logical_id else "its objects"
+            return "generated chart", f"chart regenerated ({what})"
+    return None
+
+
 def attribute_table(changes: list[ResourceChange], limit: int | None = None) -> list[str]:
     rows: list[tuple[ResourceChange, AttributeChange]] = [(c, a) for c in changes for a in c.attributes]
     if not rows or limit == 0:
@@ -75,7 +100,7 @@ def attribute_table(changes: list[ResourceChange], limit: int | None = None) -> 
         "|---|---|---|---|---|",
     ]
     for change, attr in rows:
-        before, after = _pair(attr.before, attr.after)
+        before, after = _folded(change, attr) or _pair(attr.before, attr.after)
         out.append(
             f"| `{change.logical_id}` | `{attr.path}` | {before} | {after} "
             f"| {_EFFECT_LABEL.get(attr.effect or '', 'in place')} |"

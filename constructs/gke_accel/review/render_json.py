@@ -42,6 +42,7 @@ def to_dict(review: Review, *, fail_on_destroy: bool = False) -> dict[str, Any]:
         "has_changes": review.has_changes,
         "destructive": len(review.destructive),
         "safety": len(review.safety),
+        "workloads_broken": sum(1 for _, w in review.workloads if w.after == "does not schedule"),
         "exit_code": review.exit_code(fail_on_destroy=fail_on_destroy),
         "summary": summary_lines(review),
         "errors": review.errors,
@@ -72,6 +73,18 @@ def to_dict(review: Review, *, fail_on_destroy: bool = False) -> dict[str, Any]:
                     {"kind": i.kind, "subject": i.subject, "consequence": i.consequence, "instead": i.instead}
                     for i in s.safety
                 ],
+                "workloads": [
+                    {
+                        "team": w.team,
+                        "workload": w.workload,
+                        "before": w.before,
+                        "after": w.after,
+                        "reason": w.reason,
+                        "team_untouched": w.untouched,
+                    }
+                    for w in s.workloads
+                ],
+                "touched_teams": None if s.touched_teams is None else list(s.touched_teams),
                 "policy": {
                     "new": [finding(f) for f in s.new_findings],
                     "resolved": [finding(f) for f in s.resolved_findings],

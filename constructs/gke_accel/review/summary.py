@@ -25,6 +25,9 @@ def summary_line(stack: StackReview) -> str:
         line += f"; {_plural(len(stack.blocks), 'other block')} changed" + (f" ({risky} high-risk)" if risky else "")
     if stack.safety:
         line += f"; {_plural(len(stack.safety), 'safety warning')}"
+    broken = sum(1 for w in stack.workloads if w.after == "does not schedule")
+    if broken:
+        line += f"; {_plural(broken, 'workload')} stop scheduling"
     if not stack.changes and not stack.blocks and stack.facts_changed:
         line += " (capacity, quota or cost figures change)"
     return line

@@ -60,16 +60,6 @@ def _quota_section(old: dict[tuple[str, str], CapacityLine], new: dict[tuple[str
     return out
 
 
-def queue_section(before: EnvironmentFacts | None, after: EnvironmentFacts | None) -> list[str]:
-    """Teams whose Kueue queue changes (nominal, borrowing, lending, ceiling), before and after."""
-    old, new = (before.queues if before else {}), (after.queues if after else {})
-    changed = [t for t in sorted(old.keys() | new.keys()) if old.get(t) != new.get(t)]
-    if not changed:
-        return []
-    out = ["", "**Kueue queues** (per team; docs/queues.md)", "", "| team | before | after |", "|---|---|---|"]
-    return out + [f"| {t} | {old.get(t, '-')} | {new.get(t, '-')} |" for t in changed]
-
-
 def _money(value: float) -> str:
     return f"${value:,.0f}"
 
@@ -96,4 +86,41 @@ def cost_section(before: EnvironmentFacts | None, after: EnvironmentFacts | None
         b = float(new[field]) if new else 0.0
         delta = _delta(b - a) if old and new else "n/a"
         out.append(f"| {label} | {_money(a) if old else '-'} | {_money(b) if new else '-'} | {delta} |")
+    return out
+
+
+_QUEUE_KEYS = ("preempts to borrow", "may borrow", "nominal", "lends", "ceiling")
+
+
+def _queue_parts(text: str) -> dict[str, str]:
+    """ "nominal l4 3, v5e-2x4 8; may borrow ...; ..." as {"nominal": "l4 3, v5e-2x4 8", ...}."""
+    parts: dict[str, str] = {}
+    for part in text.split("; "):
+        key = next((k for k in _QUEUE_KEYS if part.startswith(k + " ")), "")
+        parts[key or part] = part[len(key) :].strip() if key else ""
+    return parts
+
+
+def queue_lines(team: str, old: str | None, new: str | None, untouched: bool) -> list[str]:
+    """One line per team: only what moved (a 250-character cell per side read as one change)."""
+    mark = " (not in this diff's teams: its own config is unchanged)" if untouched else ""
+    if old is None or new is None:
+        return [f"- **{team}**{mark}: {'added' if old is None else 'removed'}: {new or old}"]
+    a, b = _queue_parts(old), _queue_parts(new)
+    moved = [f"{k} `{a.get(k, '-')}` → `{b.get(k, '-')}`" for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]
+    return [f"- **{team}**{mark}: " + "; ".join(moved)]
+
+
+def queue_changes(
+    before: EnvironmentFacts | None, after: EnvironmentFacts | None, touched: tuple[str, ...] | None = None
+) -> list[str]:
+    """Teams whose Kueue queue changes, one line each with what moved; a team whose own config the
+    change did not touch is marked (another team's quota or a new pool moved its share)."""
+    old, new = (before.queues if before else {}), (after.queues if after else {})
+    changed = [t for t in sorted(old.keys() | new.keys()) if old.get(t) != new.get(t)]
+    if not changed:
+        return []
+    out = ["", "**Kueue queues** (per team, what changes; docs/queues.md)", ""]
+    for t in changed:
+        out += queue_lines(t, old.get(t), new.get(t), touched is not None and t not in touched)
     return out

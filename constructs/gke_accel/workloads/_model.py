@@ -56,6 +56,7 @@ from gke_accel.model.queues.plan import QueuePlan, TeamQueue
 from gke_accel.model.storage import fuse as storage_fuse
 from gke_accel.model.storage import restart as storage_restart
 from gke_accel.model.storage import weights as storage_weights
+from gke_accel.model.teams.accelerators import accelerator_name
 from gke_accel.model.teams.queue import DEFAULT_LOCAL_QUEUE_NAME
 
 __all__ = [
@@ -95,6 +96,7 @@ __all__ = [
     "TeamSpec",
     "TpuPoolSpec",
     "accelerator_key",
+    "accelerator_name",
     "checkpoint_bucket",
     "cluster_queue_name",
     "dims",

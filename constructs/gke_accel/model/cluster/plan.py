@@ -180,14 +180,19 @@ def plan_cluster(
         )
     regional = bool(REGION.fullmatch(spec.location))
     zonal = bool(ZONE.fullmatch(spec.location))
-    if not (regional or zonal) or (spec.location != region and region_of(spec.location) != region):
+    # an invalid region is reported where it is given: no suggestions built from it here
+    region_ok = bool(REGION.fullmatch(region))
+    if not region_ok:
+        region = spec.location if regional else region_of(spec.location) if zonal else region
+    if not (regional or zonal) or (region_ok and spec.location != region and region_of(spec.location) != region):
         issues.bad(
             "cluster.location",
             spec.location,
             f"is not region {region} or one of its zones",
             f"{region}, {region}-a, ...",
         )
-    check_zones(spec.node_zones, region, "cluster.node_zones", issues)
+    if region_ok or regional or zonal:
+        check_zones(spec.node_zones, region, "cluster.node_zones", issues)
     node_zones = spec.node_zones or ((spec.location,) if zonal else ())
     group = spec.rbac_security_group
     if group is not None and not RBAC_GROUP.fullmatch(group):
@@ -198,7 +203,8 @@ def plan_cluster(
             "gke-security-groups@<your domain>",
         )
     zones_path = "cluster.node_zones" if spec.node_zones else "cluster.location"
-    _check_zones_exist(node_zones, region, zones_path, catalog, issues)
+    if region_ok or regional or zonal:
+        _check_zones_exist(node_zones, region, zones_path, catalog, issues)
     if regional and not spec.node_zones:
         issues.bad(
             "cluster.node_zones",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from gke_accel.model.core.errors import IssueCollector
@@ -53,9 +54,19 @@ def check_project_id(value: str, path: str, issues: IssueCollector) -> None:
         )
 
 
-def check_region(value: str, path: str, issues: IssueCollector) -> None:
-    if not isinstance(value, str) or not REGION.fullmatch(value):
-        issues.bad(path, value, "is not a region name", "e.g. us-central1")
+def check_region(value: str, path: str, issues: IssueCollector) -> bool:
+    """An issue unless ``value`` is a region name; a near miss (``us-central-1``) gets the region it
+    resembles. True when it is one (rules that derive zones from it run only then)."""
+    if isinstance(value, str) and REGION.fullmatch(value):
+        return True
+    from gke_accel.catalog import load_catalog  # the zone data, only for a mistake
+
+    regions = sorted(load_catalog().zones.regions)
+    text = value.replace("-", "") if isinstance(value, str) else ""
+    near = difflib.get_close_matches(text, [r.replace("-", "") for r in regions], n=1, cutoff=0.8)
+    match = next((r for r in regions if near and r.replace("-", "") == near[0]), None)
+    issues.bad(path, value, "is not a region name", f"did you mean {match}?" if match else "e.g. us-central1")
+    return False
 
 
 def claim_pool_name(seen: dict[str, str], name: str, path: str, issues: IssueCollector) -> None:

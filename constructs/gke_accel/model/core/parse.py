@@ -8,6 +8,7 @@ plain string, read as ``{shorthand_field: value}``.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import difflib
 import functools
@@ -15,6 +16,7 @@ import math
 import re
 import types
 import typing
+from dataclasses import replace
 from typing import Any, Literal, TypeVar, Union, cast
 
 from gke_accel.model.core.errors import ConfigIssue, bad_value
@@ -36,6 +38,11 @@ def text_problem(value: str) -> str | None:
     if bad:
         return f"contains a control character ({bad.group()!r} at position {bad.start()})"
     return None
+
+
+# Lenient parsing (``parse_lenient``): a field that does not convert keeps its default, so the rules
+# still check the rest; the paths of those fields are collected here.
+_REPLACED: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("_REPLACED", default=None)
 
 
 class _Invalid(Exception):
@@ -161,7 +168,13 @@ def _convert(tp: Any, value: Any, path: str, issues: list[ConfigIssue]) -> Any:
 def _build(cls: type[T], value: Any, path: str, issues: list[ConfigIssue]) -> T:
     shorthand = getattr(cls, "shorthand_field", None)
     if shorthand and isinstance(value, str):
-        value = {shorthand: value}
+        # the key the user wrote (consumption: spott), not the field the shorthand fills (consumption.type)
+        before = len(issues)
+        try:
+            return _build(cls, {shorthand: value}, path, issues)
+        finally:
+            inner = _join(path, shorthand)
+            issues[before:] = [replace(i, path=path) if i.path == inner else i for i in issues[before:]]
     if not isinstance(value, dict):
         issues.append(bad_value(path or "(top level)", value, "should be a mapping"))
         raise _Invalid
@@ -197,6 +210,10 @@ def _build(cls: type[T], value: Any, path: str, issues: list[ConfigIssue]) -> T:
         try:
             kwargs[name] = _convert(hints[name], raw, _join(path, name), issues)
         except _Invalid:
+            replaced = _REPLACED.get()
+            if replaced is not None and not required:
+                replaced.append(_join(path, name))  # reported; its default stands in for the rules
+                continue
             failed = True
     if failed:
         raise _Invalid
@@ -211,3 +228,29 @@ def parse_dataclass(cls: type[T], data: Any, path: str = "") -> tuple[T | None, 
         return _build(cls, data, path, issues), issues
     except _Invalid:
         return None, issues
+
+
+def parse_lenient(cls: type[T], data: Any, path: str = "") -> tuple[T | None, list[ConfigIssue], list[str]]:
+    """As ``parse_dataclass``, but a field with a default that does not convert is reported and left at
+    its default, so the rules can still check everything else (all mistakes at once). Returns the
+    object (None when a required field is missing or wrong), every issue, and the paths of the fields
+    left at their default: a rule's finding about one of them is a follow-on (``derived_from``)."""
+    replaced: list[str] = []
+    token = _REPLACED.set(replaced)
+    try:
+        spec, issues = parse_dataclass(cls, data, path)
+    finally:
+        _REPLACED.reset(token)
+    return spec, issues, replaced
+
+
+def derived_from(issue: ConfigIssue, replaced: list[str]) -> bool:
+    """Whether ``issue`` (from a rule) is about a field ``parse_lenient`` left at its default: at or
+    under its path, or in the same object and naming the field (``min_nodes ... max_nodes (1)``)."""
+    for path in replaced:
+        if issue.path == path or issue.path.startswith((f"{path}.", f"{path}[")):
+            return True
+        owner, _, name = path.rpartition(".")
+        if (not owner or issue.path.startswith(owner)) and name and name in f"{issue.path} {issue.message}":
+            return True
+    return False

@@ -8,8 +8,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, TypeVar
 
-from gke_accel.model.core.errors import ConfigError, ConfigIssue, bad_value
-from gke_accel.model.core.parse import parse_dataclass
+from gke_accel.model.core.errors import ConfigError, ConfigIssue, IssueCollector, bad_value
+from gke_accel.model.core.parse import derived_from, parse_dataclass, parse_lenient
 
 T = TypeVar("T")
 
@@ -34,6 +34,38 @@ def validated_props(cls: type[T], value: Any, path: str) -> T:
     if spec is None or issues:
         raise ConfigError(issues)
     return spec
+
+
+def lenient_props(cls: type[T], value: Any, path: str) -> tuple[T, list[ConfigIssue], list[str]]:
+    """As ``validated_props``, but a field that does not parse is reported and left at its default, so
+    the construct's rules still check the rest (all mistakes at once): the spec, the parse issues and
+    the paths left at their default (see ``drop_derived``). ConfigError when it cannot be built at all."""
+    if not isinstance(value, cls):
+        raise ConfigError([_wrong_type(cls, value, path)])
+    spec, issues, replaced = parse_lenient(cls, as_data(value), path)
+    if spec is None:
+        raise ConfigError(issues)
+    return spec, issues, replaced
+
+
+def drop_derived(issues: IssueCollector, start: int, replaced: list[str]) -> None:
+    """Leave out the rule findings (from index ``start``) about fields ``lenient_props`` defaulted."""
+    if replaced:
+        issues.issues[start:] = [i for i in issues.issues[start:] if not derived_from(i, replaced)]
+
+
+def normalized(cls: type[T], value: Any, path: str, issues: IssueCollector) -> T | None:
+    """``value`` re-parsed as ``cls`` (``consumption="spot"`` becomes a ConsumptionSpec, a list where a
+    mapping belongs is an issue), or None with every problem added to ``issues``: what the model's
+    planning functions run first, so a spec built in Python fails as a config error, never an
+    AttributeError deep inside a rule."""
+    if not isinstance(value, cls):
+        issues.add(_wrong_type(cls, value, path))
+        return None
+    spec, found = parse_dataclass(cls, as_data(value), path)
+    for issue in found:
+        issues.add(issue)
+    return None if found else spec
 
 
 def _wrong_type(cls: type, value: Any, path: str) -> ConfigIssue:

@@ -16,11 +16,27 @@ def environment_files(config_dir: Path) -> dict[str, Path]:
     return {p.stem: p for p in sorted(config_dir.glob("*.yaml"))}
 
 
+CONFIG_DIR_ENV = "GKE_ACCEL_CONFIG_DIR"  # the folder when --config-dir is not given (cli/main.py)
+
+
+def no_environment_files(config_dir: Path) -> ConfigIssue:
+    """An empty or missing folder, named in full (a relative ``config`` read from another folder is the
+    usual cause: an ML engineer in their own repository), with the ways to point at the right one."""
+    where = config_dir.resolve()
+    what = "does not exist" if not where.exists() else "has no environment files (*.yaml)"
+    relative = "" if config_dir.is_absolute() else f" ({config_dir} under the current folder {Path.cwd()})"
+    return ConfigIssue(
+        "--config-dir",
+        f"{where}{relative} {what}",
+        f"run from the gke-accel repository, pass --config-dir PATH/TO/gke-accel/config, or set {CONFIG_DIR_ENV}",
+    )
+
+
 def load_environments(config_dir: Path, names: list[str] | None = None) -> list[EnvironmentPlan]:
     """Load the named environments (all when ``names`` is empty); report every file's errors together."""
     files = environment_files(config_dir)
     if not files:
-        raise ConfigError([ConfigIssue("(folder)", f"has no environment files (*.yaml) in {config_dir}")])
+        raise ConfigError([no_environment_files(config_dir)])
     wanted = names or list(files)
     issues: list[ConfigIssue] = []
     plans: list[EnvironmentPlan] = []

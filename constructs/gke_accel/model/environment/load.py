@@ -12,7 +12,8 @@ from gke_accel.model.cluster.plan import ClusterPlan, plan_cluster
 from gke_accel.model.core.errors import ConfigError, ConfigIssue, IssueCollector
 from gke_accel.model.core.limits import MAX_NODES_PER_CLUSTER, POOLS_MAX, POOLS_WARN
 from gke_accel.model.core.names import DNS_LABEL, check_labels, check_project_id, check_region, claim_pool_name
-from gke_accel.model.core.parse import parse_dataclass
+from gke_accel.model.core.parse import derived_from, parse_dataclass, parse_lenient
+from gke_accel.model.core.props import normalized
 from gke_accel.model.core.show import show
 from gke_accel.model.core.versions import check_min_versions
 from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file, parse_config_text
@@ -81,12 +82,25 @@ def _check_cluster_size(cluster: ClusterPlan, pools: list[NodePoolPlan], issues:
 
 
 def plan_environment(
-    spec: EnvironmentSpec, *, source: str = "", catalog: Catalog | None = None, prior: Sequence[ConfigIssue] = ()
+    spec: EnvironmentSpec,
+    *,
+    source: str = "",
+    catalog: Catalog | None = None,
+    prior: Sequence[ConfigIssue] = (),
+    replaced: Sequence[str] = (),
 ) -> EnvironmentPlan:
     """Validate an environment spec; raise ConfigError listing every issue found (``prior``: issues
-    found while parsing, such as unknown keys, reported with these)."""
+    found while parsing, such as unknown keys, reported with these; ``replaced``: fields the lenient
+    parse left at their default, whose rule findings are follow-ons and left out)."""
     catalog = catalog or load_catalog()
     issues = IssueCollector(list(prior))
+    # A spec built in Python gets the same parse as YAML (``consumption="spot"``, a list where a
+    # mapping belongs): config errors naming the field, never an AttributeError inside a rule.
+    given = normalized(EnvironmentSpec, spec, "", issues)
+    if given is None:
+        issues.raise_if_any(source)
+    assert given is not None
+    spec = given
     _check_environment(spec, issues)
     cluster = plan_cluster(spec.cluster, region=spec.region, issues=issues, catalog=catalog)
     pools: list[NodePoolPlan] = []
@@ -113,6 +127,8 @@ def plan_environment(
             catalog=catalog,
         )
         failed += len(issues.issues) > before
+    # a pool with a field that did not parse is incomplete: no capacity cross-checks on its defaults
+    failed += sum(1 for r in replaced if r.startswith(("tpu_pools", "gpu_pools")))
     _check_cluster_size(cluster, pools, issues)
     if not failed:
         pools = list(ladder_pools(spec, pools, issues))  # pools behind a rung: labelled for their ComputeClass
@@ -129,6 +145,12 @@ def plan_environment(
         issues.bad(
             "tpu_pools", name, "is a derived slice pool name that clashes with another pool", "unique pool names"
         )
+    if replaced:  # follow-ons of a defaulted field: about it, or (a pool's) quotas against capacity
+        pool_defaulted = any(r.startswith(("tpu_pools", "gpu_pools")) for r in replaced)
+        found = issues.issues[len(prior) :]
+        issues.issues[len(prior) :] = [
+            i for i in found if not derived_from(i, list(replaced)) and not (pool_defaulted and i.path == "teams")
+        ]
     issues.raise_if_any(source)
     teams = plan_teams(
         spec.teams,
@@ -186,7 +208,9 @@ def load_environment_text(
 
 
 def _plan_data(data: Any, *, source: str, expected_name: str | None, catalog: Catalog | None) -> EnvironmentPlan:
-    spec, issues = parse_dataclass(EnvironmentSpec, data)
+    # lenient: a field that does not parse (max_nodes: "four") keeps its default, so the rules still
+    # check the rest of the file (topology: 3x3) and every mistake is reported at once
+    spec, issues, replaced = parse_lenient(EnvironmentSpec, data)
     if spec is None:
         raise ConfigError(issues, source)
     if expected_name is not None and spec.environment != expected_name:
@@ -194,4 +218,4 @@ def _plan_data(data: Any, *, source: str, expected_name: str | None, catalog: Ca
             ConfigIssue("environment", f"{show(spec.environment)} does not match the file name", expected_name)
         )
     # unknown keys (already in ``issues``) do not stop the checks of the known fields: all at once
-    return plan_environment(spec, source=source, catalog=catalog, prior=issues)
+    return plan_environment(spec, source=source, catalog=catalog, prior=issues, replaced=replaced)

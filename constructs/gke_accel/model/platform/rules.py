@@ -16,7 +16,7 @@ from gke_accel.model.platform.reserved import RESERVED_HELP, reserved_reason
 from gke_accel.model.platform.spec import PlatformSpec
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.spec import GpuPoolSpec
-from gke_accel.model.teams.accelerators import accelerator_key
+from gke_accel.model.teams.accelerators import accelerator_key, accelerator_name
 from gke_accel.model.teams.compute import needed_compute, nominal_chips
 from gke_accel.model.teams.plan import team_namespace as team_namespace
 from gke_accel.model.teams.plan import team_service_account_id as team_service_account_id
@@ -178,7 +178,8 @@ def _check_checkpoints(spec: PlatformConfig, issues: IssueCollector) -> None:
 def _check_capacity(spec: PlatformConfig, pools: Sequence[NodePoolPlan], issues: IssueCollector) -> list[str]:
     catalog = load_catalog()
     rows = {(r.resource, r.accelerator): r for r in capacity_rows(pools, spec.teams, catalog)}
-    provided = sorted(a for (_, a), r in rows.items() if r.chips_max > 0)
+    # as teams[].accelerators spells them (l4, v5e), not the labels (nvidia-l4, tpu-v5-lite-podslice)
+    provided = sorted(accelerator_name(a, catalog) for (_, a), r in rows.items() if r.chips_max > 0)
     for i, team in enumerate(spec.teams):
         for name, amount in team.accelerators.items():
             key = accelerator_key(name, catalog)

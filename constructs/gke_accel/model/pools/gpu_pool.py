@@ -10,6 +10,7 @@ from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.labels import check_node_labels
 from gke_accel.model.core.limits import MAX_NODES_PER_POOL_ZONE, check_disk
 from gke_accel.model.core.names import ZONE, check_pool_name, check_zones, region_of
+from gke_accel.model.core.props import normalized
 from gke_accel.model.pools.consumption import ConsumptionPlan, plan_consumption
 from gke_accel.model.pools.gpu_driver import DriverVersion, driver_variant, plan_driver
 from gke_accel.model.pools.gpu_machine import GpuHardware, resolve_machine
@@ -46,6 +47,12 @@ def plan_gpu_pool(
     issues = issues if issues is not None else IssueCollector()
     catalog = catalog or load_catalog()
     before = len(issues.issues)
+    given = normalized(GpuPoolSpec, spec, path, issues)  # built in Python: the same parse as YAML (consumption="spot")
+    if given is None:
+        if own:
+            issues.raise_if_any()
+        return []
+    spec = given
 
     check_pool_name(spec.name, f"{path}.name", issues)
     check_node_labels(spec.labels, f"{path}.labels", issues)

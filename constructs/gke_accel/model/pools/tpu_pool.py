@@ -9,6 +9,7 @@ from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.labels import check_node_labels
 from gke_accel.model.core.limits import check_disk
 from gke_accel.model.core.names import ZONE, check_pool_name, check_zones, region_of
+from gke_accel.model.core.props import normalized
 from gke_accel.model.pools.consumption import plan_consumption
 from gke_accel.model.pools.node_pool import (
     LABEL_PREFIX,
@@ -68,6 +69,12 @@ def plan_tpu_pool(
     issues = issues if issues is not None else IssueCollector()
     catalog = catalog or load_catalog()
     before = len(issues.issues)
+    given = normalized(TpuPoolSpec, spec, path, issues)  # built in Python: the same parse as YAML (consumption="spot")
+    if given is None:
+        if own:
+            issues.raise_if_any()
+        return []
+    spec = given
 
     check_pool_name(spec.name, f"{path}.name", issues)
     check_node_labels(spec.labels, f"{path}.labels", issues)

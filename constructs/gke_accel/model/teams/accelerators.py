@@ -21,6 +21,16 @@ def accelerator_key(name: str, catalog: Catalog) -> tuple[str, str] | None:
     return None
 
 
+def accelerator_name(label: str, catalog: Catalog) -> str:
+    """The name a config or flag uses (``l4``, ``v5e``) for an accelerator label (``nvidia-l4``,
+    ``tpu-v5-lite-podslice``); the label itself when the catalog has no shorter name."""
+    gen = next((name for name, g in catalog.tpu_generations.items() if g.label == label), None)
+    if gen is not None:
+        return gen
+    model = catalog.gpu_model(label)
+    return model.aliases[0] if model is not None and model.aliases else label
+
+
 def quota_key(resource: str) -> str:
     """ResourceQuota key for an extended resource. Kubernetes honours only the ``requests.``
     prefix for them (``nvidia.com/gpu`` alone is silently ignored), so no other form is produced."""

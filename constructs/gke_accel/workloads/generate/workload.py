@@ -16,6 +16,7 @@ from gke_accel.workloads._model import (
     EnvironmentPlan,
     TeamSpec,
     accelerator_key,
+    accelerator_name,
     checkpoint_bucket,
     pod_share,
     storage_fuse,
@@ -78,7 +79,8 @@ def choose_pool(plan: EnvironmentPlan, req: WorkloadRequest) -> PoolNodes:
     catalog = load_catalog()
     key = accelerator_key(req.accelerator, catalog)
     pools = [p for p in pool_nodes(plan, include_system=False) if key is not None and p.plan.accelerator == key[1]]
-    offered = sorted({p.plan.tpu_generation or p.plan.accelerator for p in pool_nodes(plan, include_system=False)})
+    # as the flag takes them (l4, v5e), not the node labels (nvidia-l4)
+    offered = sorted({accelerator_name(p.plan.accelerator, catalog) for p in pool_nodes(plan, include_system=False)})
     if not pools:
         raise _fail("--accelerator", f"{req.accelerator!r}: no pool of {plan.name} has it", offered)
     if pools[0].plan.kind == "tpu":

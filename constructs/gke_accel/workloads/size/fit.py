@@ -175,6 +175,7 @@ class PoolFit:
     unit_memory_gib: float
     units_needed: int
     units_max: int
+    single_host: bool = False  # a single-host TPU slice: never part of a multislice
 
     @property
     def fits(self) -> bool:
@@ -188,6 +189,11 @@ class PoolFit:
             return f"fits in {self.units_needed} slices (multislice: --slices {self.units_needed})"
         if self.fits:
             return f"fits in {self.units_needed} {self.unit.split(' ')[0]}s (model-parallel across them)"
+        if self.single_host:
+            return (
+                f"too small: a single-host {self.unit.split(' ')[1]} slice holds {self.unit_memory_gib:g} GiB and "
+                f"cannot be combined (multislice needs multi-host slices); needs {self.units_needed}x that"
+            )
         if self.unit.startswith("slice") and self.units_max > 1:
             return f"too small: needs {self.units_needed} slices, {self.units_max} of this shape exist"
         return f"too small: needs {self.units_needed} {self.unit.split(' ')[0]}s, the pool has at most {self.units_max}"
@@ -217,7 +223,8 @@ def environment_fits(estimate: MemoryEstimate, plan: EnvironmentPlan, catalog: C
             memory = chips * gen.hbm_gib_per_chip
             needed = ceil_div(estimate.needed_bytes, memory * GIB)
             slices = sum(p.node_bounds()[1] > 0 for p in multi if same_shape(p, pool)) if pool in multi else 1
-            fits.append(PoolFit(group, gen.name, f"slice {pool.tpu_topology}", memory, needed, max(1, slices)))
+            unit = f"slice {pool.tpu_topology}"
+            fits.append(PoolFit(group, gen.name, unit, memory, needed, max(1, slices), single_host=pool not in multi))
         else:
             model = catalog.gpu_models[pool.accelerator]
             memory = pool.chips_per_node * model.memory_gb
