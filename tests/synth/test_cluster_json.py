@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from helpers import one, resources
+from gke_accel.model import ConfigError, load_environment_text
+from helpers import base_config, one, resources, set_path, to_yaml
 
 CLUSTER = "google_container_cluster"
 
@@ -107,3 +108,22 @@ def test_node_auto_provisioning_limits_accelerators_by_label(synth: Any) -> None
     limits = {r["resource_type"]: r["maximum"] for r in c["resource_limits"]}
     assert limits == {"cpu": 256, "memory": 1024, "nvidia-h100-80gb": 16, "tpu-v6e-slice": 32}
     assert c["auto_provisioning_defaults"]["shielded_instance_config"]["enable_secure_boot"] is True
+
+
+# GKE API SecurityPostureConfig (container v1 discovery document, revision 20261027): mode BASIC and
+# DISABLED are current, ENTERPRISE is deprecated; vulnerabilityMode is a deprecated field whose tiers
+# VULNERABILITY_BASIC and VULNERABILITY_ENTERPRISE are deprecated ("no longer supported"), leaving
+# VULNERABILITY_DISABLED (code review R2). tests/google_api checks this against the document itself.
+@pytest.mark.parametrize(("posture", "mode"), [(None, "BASIC"), ("basic", "BASIC"), ("disabled", "DISABLED")])
+def test_security_posture_is_sent_and_vulnerability_scanning_is_off(synth: Any, posture: str | None, mode: str) -> None:
+    data = base_config() if posture is None else set_path(base_config(), "cluster.security_posture", posture)
+    c = cluster(synth(data))
+    assert c["security_posture_config"] == {"mode": mode, "vulnerability_mode": "VULNERABILITY_DISABLED"}
+
+
+def test_a_retired_posture_tier_is_refused_with_the_valid_values() -> None:
+    with pytest.raises(ConfigError) as info:
+        load_environment_text(to_yaml(set_path(base_config(), "cluster.security_posture", "enterprise")))
+    text = str(info.value)
+    assert "cluster.security_posture" in text and "'enterprise'" in text
+    assert "basic" in text and "disabled" in text

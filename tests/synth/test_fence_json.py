@@ -26,9 +26,18 @@ def test_staging_installs_the_fence_chart_after_kueue_and_jobset(shipped: dict[s
     assert [o["kind"] for o in objects] == ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
     assert "{{" not in text  # nothing for Helm to template
     assert release["atomic"] is True and release["wait"] is True
-    assert sorted(d.split(".")[1] for d in release["depends_on"]) == sorted(
-        k for k, r in shipped["staging"]["resource"]["helm_release"].items() if r["name"] in ("kueue", "jobset")
-    )
+    # after Kueue and JobSet, and (R11) the system pool the admission webhooks run on
+    resources_ = shipped["staging"]["resource"]
+    controllers = [
+        f"helm_release.{k}" for k, r in resources_["helm_release"].items() if r["name"] in ("kueue", "jobset")
+    ]
+    [system] = [
+        f"google_container_node_pool.{k}"
+        for k, p in resources_["google_container_node_pool"].items()
+        if p["name"] == "system"
+    ]
+    [cluster] = [f"google_container_cluster.{k}" for k in resources_["google_container_cluster"]]
+    assert sorted(release["depends_on"]) == sorted([cluster, system, *controllers])
     assert release["provider"] == one(shipped["staging"], "helm_release", name="kueue")["provider"]
     assert "kubernetes_manifest" not in shipped["staging"]["resource"]
 

@@ -58,17 +58,6 @@ def test_quota_and_installer_fields_match_the_manifests(shipped: dict[str, Any])
     assert typed["wait_for_rollout"] is False and typed["spec"]["strategy"] == {"type": "RollingUpdate"}
 
 
-def test_kubernetes_provider_uses_the_dns_endpoint_and_an_exec_credential(shipped: dict[str, Any]) -> None:
-    [provider] = shipped["dev"]["provider"]["kubernetes"]
-    dns = "control_plane_endpoints_config[0].dns_endpoint_config[0].endpoint"
-    assert provider["host"] == f"https://${{google_container_cluster.cluster_A4C38409.{dns}}}"
-    assert "cluster_ca_certificate" not in provider  # the DNS endpoint's certificate is publicly trusted
-    assert provider["exec"] == [
-        {"api_version": "client.authentication.k8s.io/v1beta1", "command": "gke-gcloud-auth-plugin"}
-    ]
-    assert "token" not in provider
-
-
 def test_team_workload_identity_and_checkpoint_prefix_access(shipped: dict[str, Any]) -> None:
     doc = shipped["dev"]
     gsa = one(doc, "google_service_account", account_id="nlp-dev-wi")

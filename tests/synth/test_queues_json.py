@@ -8,15 +8,47 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from gke_accel.model import load_environment
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of
 from helpers import QUOTA_ONLY_CONFIG, one, resources
+from ladder_config import ladder_config
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 RELEASE = "helm_release"
+
+
+def cluster_address(doc: dict[str, Any]) -> str:
+    [name] = doc["resource"]["google_container_cluster"]
+    return f"google_container_cluster.{name}"
+
+
+def system_pool_address(doc: dict[str, Any]) -> str:
+    [name] = [n for n, p in doc["resource"]["google_container_node_pool"].items() if p["name"] == "system"]
+    return f"google_container_node_pool.{name}"
+
+
+@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+def test_every_release_waits_for_the_system_pool_its_controllers_run_on(shipped: dict[str, Any], env: str) -> None:
+    """Code review R11: the releases are atomic and wait for their pods, which select the system pool
+    (SYSTEM_PLACEMENT below); created in parallel with the pool, a release can time out and roll back."""
+    doc = shipped[env]
+    releases = resources(doc, RELEASE)
+    assert releases
+    for release in releases:
+        assert system_pool_address(doc) in release["depends_on"], release["name"]
+
+
+def test_the_compute_class_release_waits_for_the_system_pool_too(
+    synth: Callable[[dict[str, Any]], dict[str, Any]],
+) -> None:
+    doc = synth(ladder_config())  # capacity ladders: the ComputeClasses release (cdk/capacity.py)
+    capacity = one(doc, RELEASE, name="gke-accel-capacity")
+    assert capacity["depends_on"] == [cluster_address(doc), system_pool_address(doc)]
+    assert len(doc["provider"]["helm"]) == 1  # the one Helm provider, on the cluster's one connection
 
 
 def test_kueue_and_jobset_are_pinned_official_charts(shipped: dict[str, Any]) -> None:
@@ -35,7 +67,7 @@ def test_kueue_and_jobset_are_pinned_official_charts(shipped: dict[str, Any]) ->
     )
     for release in (kueue, jobset):
         assert release["atomic"] is True and release["wait"] is True
-        assert [d.split(".")[0] for d in release["depends_on"]] == ["google_container_cluster"]
+        assert release["depends_on"] == [cluster_address(doc), system_pool_address(doc)]
     config = yaml.safe_load(yaml.safe_load(kueue["values"][0])["managerConfig"]["controllerManagerConfigYaml"])
     assert config["manageJobsWithoutQueueName"] is True
     selector = config["managedJobsNamespaceSelector"]["matchExpressions"][0]
@@ -59,14 +91,6 @@ def test_the_queue_chart_holds_exactly_the_models_queue_objects(shipped: dict[st
     deps = release["depends_on"]
     assert any(d.startswith("helm_release.") and "kueue" in d for d in deps)
     assert sum(d.startswith("kubernetes_namespace_v1.") for d in deps) == 3
-
-
-def test_helm_provider_uses_the_cluster_endpoint_ca_and_the_gke_auth_plugin(shipped: dict[str, Any]) -> None:
-    [provider] = shipped["staging"]["provider"]["helm"]
-    k8s = provider["kubernetes"]
-    assert k8s["host"].startswith("https://${google_container_cluster.")
-    assert "base64decode" in k8s["cluster_ca_certificate"] and "token" not in k8s
-    assert k8s["exec"] == {"api_version": "client.authentication.k8s.io/v1beta1", "command": "gke-gcloud-auth-plugin"}
 
 
 # docs/deploy.md "Where controllers run": the system pool's nodePool label and its taint, by hand
@@ -111,7 +135,7 @@ def test_prod_installs_jobset_without_kueue(shipped: dict[str, Any]) -> None:
     )
     assert jobset["repository"] == "oci://registry.k8s.io/jobset/charts"
     assert jobset["atomic"] is True and jobset["wait"] is True
-    assert [d.split(".")[0] for d in jobset["depends_on"]] == ["google_container_cluster"]
+    assert jobset["depends_on"] == [cluster_address(doc), system_pool_address(doc)]
     # chart keys controller.nodeSelector / controller.tolerations (jobset charts/jobset/values.yaml)
     assert yaml.safe_load(jobset["values"][0]) == {"controller": SYSTEM_PLACEMENT}
     assert "helm" in doc["provider"]

@@ -31,12 +31,16 @@ def junit(path: Path, tests: int, failures: int = 0, errors: int = 0, skipped: i
     )
 
 
+GOOGLE_API = "google-api: 130 values at 21 fields of 6 stacks valid in google.golang.org/api@v0.316.0"
+
+
 def reports(tmp_path: Path, e2e_skipped: int = 0, e2e_tests: int = 71) -> Path:
     junit(tmp_path / "unit.xml", 1110, skipped=2)
     junit(tmp_path / "e2e.xml", e2e_tests, skipped=e2e_skipped)
     line = "terraform: 3/3 stacks valid (google 8.0.0, helm 3.0.2, kubernetes 3.2.1)"
     (tmp_path / "terraform.json").write_text(json.dumps({"line": line, "stacks": 3, "valid": 3}))
     (tmp_path / "times.tsv").write_text("unit\t71\t0\nlint\t40\t0\ne2e\t212\t0\nterraform\t95\t0\n")
+    (tmp_path / "google-api.json").write_text(json.dumps({"line": GOOGLE_API}))
     return tmp_path
 
 
@@ -47,6 +51,7 @@ def test_a_green_run_prints_one_line_per_tier(tmp_path: Path, capsys: pytest.Cap
         "unit: 1108 passed, 0 failed, 2 skipped (71 s)",
         "lint: ok (40 s)",
         "e2e: 71 passed, 0 failed, 0 skipped (212 s)",
+        f"  {GOOGLE_API}",
         "terraform: 3/3 stacks valid (google 8.0.0, helm 3.0.2, kubernetes 3.2.1) (95 s)",
         "total: 418 s",
     ]
@@ -74,3 +79,9 @@ def test_a_failed_tier_and_a_missing_report_fail_the_run(tmp_path: Path, capsys:
     assert "lint: FAILED (30 s)" in out and "CI FAILED: lint: exit 1" in err
     assert "CI FAILED: py313: wrote no report" in err
     assert "CI FAILED: terraform: exit 2" in err and "CI FAILED: terraform: 2/3 stacks valid" in err
+
+
+def test_an_e2e_tier_without_the_google_api_report_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (reports(tmp_path) / "google-api.json").unlink()
+    assert load_tool().main([str(tmp_path)]) == 1
+    assert "CI FAILED: e2e: no google-api.json" in capsys.readouterr().err

@@ -16,6 +16,7 @@ STEPS = {  # stand-in path -> step name in the script's output
     "tools/k8s/build.sh": "kubernetes",
     "tools/terraform/install_terraform_shim.sh": "terraform-command",
     "tools/terraform/build_providers.sh": "kubernetes-provider",
+    "tools/google_api/discovery.sh": "google-api",
     "tools/kueue/build.sh": "kueue",
     "tools/helm/build.sh": "helm",
 }
@@ -49,8 +50,9 @@ def run(root: Path, *, go: bool = True, ci: bool = False) -> subprocess.Complete
 def test_every_step_runs_and_says_so(tmp_path: Path) -> None:
     proc = run(project(tmp_path, {}))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for name in (*STEPS.values(), "jobset"):
+    for name in (*STEPS.values(), "google-provider", "jobset"):
         assert f"e2e build: {name} ok (" in proc.stdout
+    assert "tools/terraform/build_providers.sh --only google: building" in proc.stdout
     assert "tools/kueue/build.sh jobset: building" in proc.stdout
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # e2e_builds.sh - build (or reuse from ~/.cache/gke-accel) everything the e2e tier runs, one visible
-# step at a time: the Kubernetes components, the terraform command, the kubernetes provider, the
-# Kueue and JobSet controllers and the helm CLI. Each step streams its output and ends with one line:
+# step at a time: the Kubernetes components, the terraform command, the kubernetes provider, GKE's
+# discovery documents and the google provider (tests/google_api), the Kueue and JobSet controllers
+# and the helm CLI. Each step streams its output and ends with one line:
 #   e2e build: <step> ok (<seconds> s)        or        e2e build: <step> FAILED (exit N): <command>
 # The first failed step ends the script with its exit code (make e2e stops there).
 # Without Go (or when the proxy refuses a module, exit 3 of a step): on a developer's machine the step
@@ -44,6 +45,10 @@ step kubernetes tools/k8s/build.sh
 step terraform-command tools/terraform/install_terraform_shim.sh "$VENV"
 step kubernetes-provider env KUBERNETES_VERSION=3.2.1 KUBERNETES_MODULE_VERSION=v1.13.4-0.20260821094251-3a33fb6cc605 \
   tools/terraform/build_providers.sh --only kubernetes
+# tests/google_api: GKE's discovery documents and the google provider's schema (the terraform tier
+# validates with the same build, so CI builds it once)
+step google-api tools/google_api/discovery.sh
+step google-provider tools/terraform/build_providers.sh --only google
 step kueue tools/kueue/build.sh kueue
 step jobset tools/kueue/build.sh jobset
 step helm tools/helm/build.sh

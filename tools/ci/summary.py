@@ -8,6 +8,7 @@ REPORTS_DIR holds ``<tier>.xml`` (pytest ``--junitxml``), ``terraform.json``
 
     unit: 1108 passed, 0 failed, 2 skipped (71 s)
     e2e: 71 passed, 0 failed, 0 skipped (212 s)
+      google-api: 130 values at 21 fields of 6 stacks valid in google.golang.org/api@v0.316.0 (...); ...
     terraform: 3/3 stacks valid (google 8.0.0, helm 3.0.2, kubernetes 3.2.1) (95 s)
 
 Exit 1 when a tier failed, ran no tests, has no report, or (the e2e tier) skipped anything; else 0.
@@ -23,6 +24,9 @@ from pathlib import Path
 
 NO_SKIPS = ("e2e", "wheel")  # tiers where a skip is a failure: they run only what CI must prove
 NO_REPORT = ("lint",)  # tiers judged by their exit code alone
+# tier -> the JSON its check writes (.ci/run sets GKE_ACCEL_GOOGLE_API_SUMMARY): every value sent to
+# GKE checked against Google's discovery documents and the provider schema (tests/google_api)
+SUB_REPORTS = {"e2e": "google-api.json"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,12 @@ def tier_line(tier: str, reports: Path, seconds: int, rc: int) -> tuple[str, lis
             problems.append(f"{tier}: {c.failures} failed, {c.errors} errors")
         if c.skipped and tier in NO_SKIPS:
             problems.append(f"{tier}: {c.skipped} skipped; CI allows no skip in this tier")
+        if tier in SUB_REPORTS:  # a check inside the tier that states what it proved, on its own line
+            sub = reports / SUB_REPORTS[tier]
+            if sub.exists():
+                line += "\n  " + json.loads(sub.read_text())["line"]
+            elif rc == 0:
+                problems.append(f"{tier}: no {sub.name} (the Google-API check of tests/google_api did not pass)")
         return line, problems
     if terraform.exists():
         summary = json.loads(terraform.read_text())

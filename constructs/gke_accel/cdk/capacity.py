@@ -37,5 +37,5 @@ class ComputeClasses(Construct):
             atomic=True,
             wait=True,
             timeout=600,
-            depends_on=[cluster.resource],
+            depends_on=cluster.ready_for_controllers(),  # the system pool too (R11)
         )

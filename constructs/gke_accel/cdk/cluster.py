@@ -8,9 +8,12 @@ a small tainted system pool added; accelerator pools are added with TpuSlicePool
 
 from __future__ import annotations
 
+from typing import Any
+
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import ContainerCluster, cluster_structs
 from gke_accel.cdk.cluster_security import ImagePolicy, SecretsKey, prevent_destroy
+from gke_accel.cdk.connection import ClusterConnection
 from gke_accel.cdk.lifecycle import apply_cluster_lifecycle, exclusion_blocks
 from gke_accel.cdk.network import ClusterNetwork
 from gke_accel.cdk.node_pool import NODE_OAUTH_SCOPES, AcceleratorNodePool
@@ -34,6 +37,9 @@ class GkeCluster(Construct):
     ``protect`` (``lifecycle.prevent_destroy`` on the cluster and its Secrets key: production).
 
     Raises ConfigError at construction, listing every mistake in ``spec``.
+
+    ``connection`` (a ClusterConnection) is how every in-cluster provider reaches the API server:
+    ``connection.kubernetes_provider(scope, id)`` / ``connection.helm_provider(scope, id)``.
     """
 
     def __init__(
@@ -200,8 +206,9 @@ class GkeCluster(Construct):
             authenticator_groups_config=None
             if spec.rbac_security_group is None
             else s.ContainerClusterAuthenticatorGroupsConfig(security_group=spec.rbac_security_group),
+            # Workload vulnerability scanning off: GKE retired both tiers (docs/security.md, code review R2).
             security_posture_config=s.ContainerClusterSecurityPostureConfig(
-                mode="BASIC", vulnerability_mode="VULNERABILITY_BASIC"
+                mode=self.plan.security_posture_mode, vulnerability_mode="VULNERABILITY_DISABLED"
             ),
             addons_config=s.ContainerClusterAddonsConfig(
                 gcs_fuse_csi_driver_config=s.ContainerClusterAddonsConfigGcsFuseCsiDriverConfig(enabled=True),
@@ -231,18 +238,15 @@ class GkeCluster(Construct):
             skip_check(self.resource, "CKV_GCP_65", "no rbac_security_group configured for Google Groups in RBAC")
         self.name: str = self.resource.name
         self.location: str = spec.location
-        self.endpoint: str = self.resource.endpoint
-        self.ca_certificate: str = self.resource.master_auth.cluster_ca_certificate
-        # What the kubernetes provider connects to: the DNS endpoint presents a publicly trusted
-        # certificate (no CA to pass); the IP endpoint needs the cluster's CA.
-        if spec.control_plane_access == "dns":
-            dns = self.resource.control_plane_endpoints_config.dns_endpoint_config.endpoint
-            self.kubernetes_host: str = f"https://{dns}"
-            self.kubernetes_ca_certificate: str | None = None
-        else:
-            self.kubernetes_host = f"https://{self.endpoint}"
-            self.kubernetes_ca_certificate = self.ca_certificate
+        # The one connection every in-cluster provider (kubernetes, helm) takes: cdk/connection.py.
+        self.connection = ClusterConnection.of_cluster(self.resource, spec.control_plane_access)
         self.system_pool = self.node_pool(self, "system-pool", self.plan.system_pool)
+
+    def ready_for_controllers(self) -> list[Any]:
+        """What an in-cluster release waits for: the cluster and the system pool its controllers are
+        pinned to (model/cluster/controllers.py); an atomic Helm release created while the pool is
+        still being made would time out and roll back (code review R11)."""
+        return [self.resource, self.system_pool.resource]
 
     def claim_pool_name(self, name: str, path: str, issues: IssueCollector) -> None:
         """Pool names are unique per cluster, and ``system`` is taken (as in a config file)."""

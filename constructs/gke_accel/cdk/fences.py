@@ -38,5 +38,5 @@ class PriorityFence(Construct):
             atomic=True,
             wait=True,
             timeout=600,
-            depends_on=[r for r in (queues.kueue, queues.jobset) if r is not None],
+            depends_on=[*queues.cluster_ready, *(r for r in (queues.kueue, queues.jobset) if r is not None)],
         )

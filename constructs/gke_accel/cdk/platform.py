@@ -2,17 +2,17 @@
 policy), the NVIDIA driver installer DaemonSet(s) and checkpoint storage, in the environment stack.
 
 Kubernetes objects come from ``model.k8s_manifests`` (the same manifests ``gke-accel manifests``
-writes) and are declared as typed ``kubernetes_*_v1`` resources, with the kubernetes provider
-configured from the cluster's endpoint and CA certificate, with credentials from the
-``gke-gcloud-auth-plugin`` exec plugin at plan/apply time (never stored in Terraform state).
+writes) and are declared as typed ``kubernetes_*_v1`` resources, through a kubernetes provider on the
+cluster's one connection (``GkeCluster.connection``, cdk/connection.py: the endpoint
+``control_plane_access`` chooses, credentials from the ``gke-gcloud-auth-plugin`` exec plugin at
+plan/apply time, never stored in Terraform state).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gke_accel.cdk._framework import Construct, Fn
-from gke_accel.cdk._kubernetes import KubernetesProvider, KubernetesProviderExec
+from gke_accel.cdk._framework import Construct
 from gke_accel.cdk._providers import (
     ServiceAccount,
     ServiceAccountIamMember,
@@ -30,8 +30,6 @@ from gke_accel.model.platform.rules import checkpoint_bucket, team_namespace, te
 from gke_accel.model.storage.bucket import bucket_options
 
 CHECKPOINT_ROLE = "roles/storage.objectUser"
-EXEC_PLUGIN = "gke-gcloud-auth-plugin"
-EXEC_API_VERSION = "client.authentication.k8s.io/v1beta1"
 
 # Accepted findings on Google's driver installer DaemonSet, which this package reproduces as published.
 _INSTALLER_SKIPS = {
@@ -52,17 +50,8 @@ class InClusterPlatform(Construct):
     def __init__(self, scope: Construct, id: str, *, plan: EnvironmentPlan, cluster: GkeCluster) -> None:
         super().__init__(scope, id)
         spec = plan.spec
-        # A short-lived token from gke-gcloud-auth-plugin on every run: not an attribute of any
-        # resource or data source, so Terraform never writes it to state (docs/security.md).
-        provider = KubernetesProvider(
-            self,
-            "kubernetes",
-            host=cluster.kubernetes_host,
-            cluster_ca_certificate=None
-            if cluster.kubernetes_ca_certificate is None
-            else Fn.base64decode(cluster.kubernetes_ca_certificate),
-            exec=[KubernetesProviderExec(api_version=EXEC_API_VERSION, command=EXEC_PLUGIN)],
-        )
+        # The cluster's one connection (cdk/connection.py), the same the Helm releases use.
+        provider = cluster.connection.kubernetes_provider(self, "kubernetes")
         self.manifests = platform_manifests(plan)
         self.objects: dict[str, Any] = {}
         namespaces: dict[str, Any] = {}

@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gke_accel.cdk._framework import AssetType, Construct, Fn, TerraformAsset
-from gke_accel.cdk._helm import HelmProvider, HelmProviderKubernetes, HelmProviderKubernetesExec, Release
+from gke_accel.cdk._framework import AssetType, Construct, TerraformAsset
+from gke_accel.cdk._helm import Release
 from gke_accel.cdk.charts import scratch_dir, write_chart
 from gke_accel.cdk.cluster import GkeCluster
-from gke_accel.cdk.platform import EXEC_API_VERSION, EXEC_PLUGIN
 from gke_accel.model.cluster.controllers import ControllerPlacement
 from gke_accel.model.platform.spec import PriorityClassesSpec
 from gke_accel.model.queues.install import JOBSET, KUEUE, jobset_values, kueue_values
@@ -52,24 +51,17 @@ class QueueControllers(Construct):
         after: Sequence[Any] = (),
     ) -> None:
         super().__init__(scope, id)
-        # Credentials as for the kubernetes provider: a short-lived token from gke-gcloud-auth-plugin on
-        # every run, never an attribute Terraform writes to state (docs/security.md).
-        self.provider = provider = HelmProvider(
-            self,
-            "helm",
-            kubernetes=HelmProviderKubernetes(
-                host=f"https://{cluster.endpoint}",
-                cluster_ca_certificate=Fn.base64decode(cluster.ca_certificate),
-                exec=HelmProviderKubernetesExec(api_version=EXEC_API_VERSION, command=EXEC_PLUGIN),
-            ),
-        )
+        # The cluster's one connection (cdk/connection.py), the same the kubernetes provider uses.
+        self.provider = provider = cluster.connection.helm_provider(self, "helm")
+        # the controllers run on the system pool: an atomic release waits for their pods (R11)
+        self.cluster_ready: list[Any] = cluster.ready_for_controllers()
         common: dict[str, Any] = {
             "provider": provider,
             "create_namespace": True,
             "atomic": True,
             "wait": True,
             "timeout": 600,
-            "depends_on": [cluster.resource],
+            "depends_on": self.cluster_ready,
         }
         self.jobset: Release | None = None
         self.kueue: Release | None = None
@@ -109,5 +101,5 @@ class QueueControllers(Construct):
             name=QUEUES_RELEASE,
             namespace=QUEUES_NAMESPACE,
             chart=chart.path,
-            **{**common, "depends_on": [*first, *after]},
+            **{**common, "depends_on": [*self.cluster_ready, *first, *after]},
         )

@@ -38,6 +38,11 @@ class ClusterPlan:
         return node_service_account_id(self.spec.name)
 
     @property
+    def security_posture_mode(self) -> str:
+        """GKE's ``SecurityPostureConfig.mode`` for ``cluster.security_posture``: BASIC or DISABLED."""
+        return self.spec.security_posture.upper()
+
+    @property
     def system_pool(self) -> NodePoolPlan:
         """The small pool for GKE system pods, tainted so only they (and tolerating pods) land there."""
         sp = self.spec.system_pool

@@ -14,6 +14,7 @@ from gke_accel.model.security.spec import BinaryAuthorizationSpec, SecretsEncryp
 ExclusionScope = Literal["NO_UPGRADES", "NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES"]
 ControlPlaneAccess = Literal["dns", "ip"]
 ReleaseChannel = Literal["RAPID", "REGULAR", "STABLE", "EXTENDED"]
+SecurityPosture = Literal["basic", "disabled"]
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,10 @@ class ClusterSpec:
     control_plane_access: ControlPlaneAccess = "dns"
     deployer_cidr: str | None = None
     rbac_security_group: str | None = None  # gke-security-groups@<domain>, for Google Groups in RBAC
+    # GKE security posture (workload configuration audit): "basic" or "disabled" (docs/security.md).
+    # Workload vulnerability scanning is always sent off (VULNERABILITY_DISABLED): GKE's API marks
+    # both scanning tiers, VULNERABILITY_BASIC and VULNERABILITY_ENTERPRISE, deprecated.
+    security_posture: SecurityPosture = "basic"
     network: NetworkSpec = field(default_factory=NetworkSpec)
     maintenance: MaintenanceSpec = field(default_factory=MaintenanceSpec)
     system_pool: SystemPoolSpec = field(default_factory=SystemPoolSpec)
