@@ -20,6 +20,12 @@ CONFIG_DIR = ROOT / "config"
 ENVIRONMENTS = ("dev", "staging", "prod")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "git: builds git worktrees of other revisions (review's old bases); slow, run by `make test`"
+    )
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     session.config.stash[_EXIT_STATUS] = int(exitstatus)
 
