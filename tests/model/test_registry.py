@@ -9,6 +9,7 @@ import pytest
 
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model import ConfigError, load_environment_text
+from gke_accel.model.capacity.ladder import LadderPlan
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.environment import registry
 from gke_accel.model.environment.registry import CAPABILITIES, Planned, plan_all
@@ -58,7 +59,12 @@ class _Twice:
         return ()
 
     def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+        self,
+        spec: EnvironmentSpec,
+        pools: Sequence[NodePoolPlan],
+        teams: Sequence[TeamPlan],
+        catalog: Catalog,
+        ladders: Sequence[LadderPlan],
     ) -> Planned:
         return Planned(queues=QueuePlan(cohort="x", flavors=(), teams=()))
 

@@ -17,6 +17,7 @@ from gke_accel.model import (
 from gke_accel.model.capacity.ladder import LadderPlan
 from gke_accel.model.core.yaml_input import ConfigInputError, parse_config_documents
 from gke_accel.model.environment.ladders import ladders_of
+from gke_accel.model.environment.objects import cluster_objects
 from gke_accel.model.observability.cost import node_rate
 from gke_accel.model.platform.capacity import accelerator_key
 from gke_accel.model.platform.fences import POLICY_NAME as FENCE_POLICY
@@ -96,6 +97,7 @@ __all__ = [
     "TpuPoolSpec",
     "accelerator_key",
     "checkpoint_bucket",
+    "cluster_objects",
     "cluster_queue_name",
     "dims",
     "ladders_of",

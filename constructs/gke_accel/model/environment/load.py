@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gke_accel.catalog import Catalog, load_catalog
+from gke_accel.model.capacity.ladder import apply_ladders
 from gke_accel.model.cluster.plan import ClusterPlan, plan_cluster
 from gke_accel.model.core.errors import ConfigError, ConfigIssue, IssueCollector
 from gke_accel.model.core.limits import MAX_NODES_PER_CLUSTER, POOLS_MAX, POOLS_WARN
@@ -16,8 +17,8 @@ from gke_accel.model.core.parse import parse_dataclass
 from gke_accel.model.core.show import show
 from gke_accel.model.core.versions import check_min_versions
 from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file, parse_config_text
-from gke_accel.model.environment.ladders import ladder_pools, ladders_of_spec
-from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, EnvironmentPlan
+from gke_accel.model.environment.ladders import ladders_of_spec
+from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, DeclaredPool, EnvironmentPlan
 from gke_accel.model.environment.registry import check_all, plan_all
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
@@ -90,10 +91,11 @@ def plan_environment(
     _check_environment(spec, issues)
     cluster = plan_cluster(spec.cluster, region=spec.region, issues=issues, catalog=catalog)
     pools: list[NodePoolPlan] = []
+    sources: list[DeclaredPool] = []  # which declared pool each derived pool comes from
     failed = 0  # pools with a mistake: left out of the cross-checks below, so no follow-on errors
     for i, tpu in enumerate(spec.tpu_pools):
         before = len(issues.issues)
-        pools += plan_tpu_pool(
+        tpu_plans = plan_tpu_pool(
             tpu,
             region=spec.region,
             cluster_zones=cluster.node_zones,
@@ -101,10 +103,12 @@ def plan_environment(
             issues=issues,
             catalog=catalog,
         )
+        pools += tpu_plans
+        sources.append(DeclaredPool("tpu", tpu.name, tuple(p.name for p in tpu_plans)))
         failed += len(issues.issues) > before
     for i, gpu in enumerate(spec.gpu_pools):
         before = len(issues.issues)
-        pools += plan_gpu_pool(
+        gpu_plans = plan_gpu_pool(
             gpu,
             region=spec.region,
             cluster_zones=cluster.node_zones,
@@ -112,10 +116,14 @@ def plan_environment(
             issues=issues,
             catalog=catalog,
         )
+        pools += gpu_plans
+        sources.append(DeclaredPool("gpu", gpu.name, tuple(p.name for p in gpu_plans)))
         failed += len(issues.issues) > before
     _check_cluster_size(cluster, pools, issues)
-    if not failed:
-        pools = list(ladder_pools(spec, pools, issues))  # pools behind a rung: labelled for their ComputeClass
+    # the capacity ladders, planned once (their mistakes reported here); pools behind a rung get the
+    # label and taint of their ladder's ComputeClass
+    ladders = ladders_of_spec(spec, pools, issues) if spec.capacity and not failed else ()
+    pools = list(apply_ladders(pools, ladders))
     check_min_versions(spec.cluster.min_master_version, (t.generation for t in spec.tpu_pools), catalog, issues)
     warnings = check_all(spec, pools, issues, pools_complete=not failed)
     lifecycle, pools = apply_lifecycle(spec, pools, issues)
@@ -140,7 +148,7 @@ def plan_environment(
         catalog=catalog,
         pools=pools,
     )
-    planned = plan_all(spec, pools, teams, catalog)
+    planned = plan_all(spec, pools, teams, catalog, ladders)
     teams = with_queues(teams, team_shares(planned.queues), catalog)  # quotas follow the queue shares
     return EnvironmentPlan(
         spec=spec,
@@ -153,7 +161,8 @@ def plan_environment(
         alerts=planned.alerts,
         quotas=planned.quotas,
         lifecycle=lifecycle,
-        ladders=ladders_of_spec(spec, pools, IssueCollector()) if spec.capacity else (),
+        ladders=ladders,
+        declared_pools=tuple(sources),
     )
 
 

@@ -1,9 +1,10 @@
 """The capability registry: every capability the environment root checks and plans, each behind the
 same small interface (as Kueue registers its job integrations), in one list.
 
-A capability gets the environment's spec, the derived pools and the teams, never the environment's
-plan: the root (``load.py``) runs every ``check`` (all issues at once, in this order), then every
-``plan``, and keeps the results in ``EnvironmentPlan``. Each entry adapts the root's spec to its
+A capability gets the environment's spec, the derived pools, the teams and the capacity ladders
+(planned once by the root), never the environment's plan: the root (``load.py``) runs every
+``check`` (all issues at once, in this order), then every ``plan``, and keeps the results in
+``EnvironmentPlan``. Each entry adapts the root's spec to its
 capability's own functions, so the capability packages do not import this one
 (``tests/model/test_import_graph.py``).
 """
@@ -15,9 +16,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Protocol
 
 from gke_accel.catalog import Catalog, load_catalog
-from gke_accel.model.capacity.ladder import flavor_ranks
+from gke_accel.model.capacity.ladder import LadderPlan, flavor_ranks
 from gke_accel.model.core.errors import IssueCollector
-from gke_accel.model.environment.ladders import ladders_of_spec
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.observability.alerts import AlertPlan, alerts_for
 from gke_accel.model.observability.quotas import QuotaPlan, quotas_for
@@ -56,9 +56,15 @@ class Capability(Protocol):
         ...
 
     def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+        self,
+        spec: EnvironmentSpec,
+        pools: Sequence[NodePoolPlan],
+        teams: Sequence[TeamPlan],
+        catalog: Catalog,
+        ladders: Sequence[LadderPlan],
     ) -> Planned:
-        """What the capability derives from a valid spec (``Planned()`` for nothing)."""
+        """What the capability derives from a valid spec (``Planned()`` for nothing). ``ladders``: the
+        capacity ladders, planned once by the root."""
         ...
 
 
@@ -77,7 +83,12 @@ class _Platform:
         return tuple(check_platform(spec, pools, issues, controllers=controllers, pools_complete=pools_complete))
 
     def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+        self,
+        spec: EnvironmentSpec,
+        pools: Sequence[NodePoolPlan],
+        teams: Sequence[TeamPlan],
+        catalog: Catalog,
+        ladders: Sequence[LadderPlan],
     ) -> Planned:
         return Planned()  # its objects are the teams' and platform_manifests', rendered on demand
 
@@ -94,7 +105,12 @@ class _Security:
         return ()
 
     def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+        self,
+        spec: EnvironmentSpec,
+        pools: Sequence[NodePoolPlan],
+        teams: Sequence[TeamPlan],
+        catalog: Catalog,
+        ladders: Sequence[LadderPlan],
     ) -> Planned:
         return Planned()
 
@@ -109,7 +125,12 @@ class _Observability:
         return ()
 
     def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+        self,
+        spec: EnvironmentSpec,
+        pools: Sequence[NodePoolPlan],
+        teams: Sequence[TeamPlan],
+        catalog: Catalog,
+        ladders: Sequence[LadderPlan],
     ) -> Planned:
         return Planned(alerts=alerts_for(site(spec), spec.monitoring, pools), quotas=quotas_for(spec.region, pools))
 
@@ -124,9 +145,14 @@ class _Queues:
         return ()
 
     def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+        self,
+        spec: EnvironmentSpec,
+        pools: Sequence[NodePoolPlan],
+        teams: Sequence[TeamPlan],
+        catalog: Catalog,
+        ladders: Sequence[LadderPlan],
     ) -> Planned:
-        ranks = flavor_ranks(ladders_of_spec(spec, pools, IssueCollector()))  # the capacity ladders' order
+        ranks = flavor_ranks(ladders)  # the capacity ladders' order
         queues = plan_queues(spec.environment, [t.spec for t in teams], spec.queues, pools, catalog, ranks=ranks)
         return Planned(queues=queues)
 
@@ -143,7 +169,12 @@ class _Storage:
         return ()
 
     def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+        self,
+        spec: EnvironmentSpec,
+        pools: Sequence[NodePoolPlan],
+        teams: Sequence[TeamPlan],
+        catalog: Catalog,
+        ladders: Sequence[LadderPlan],
     ) -> Planned:
         return Planned()  # its objects are rendered by the constructs and the workload tools
 
@@ -159,13 +190,17 @@ def check_all(
 
 
 def plan_all(
-    spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+    spec: EnvironmentSpec,
+    pools: Sequence[NodePoolPlan],
+    teams: Sequence[TeamPlan],
+    catalog: Catalog,
+    ladders: Sequence[LadderPlan] = (),
 ) -> Planned:
     """Every capability's plan, merged (a field set by two capabilities is a programming error)."""
     merged, empty = Planned(), Planned()
     owner: dict[str, str] = {}
     for capability in CAPABILITIES:
-        part = capability.plan(spec, pools, teams, catalog)
+        part = capability.plan(spec, pools, teams, catalog, ladders)
         changed = {
             f.name: getattr(part, f.name) for f in fields(Planned) if getattr(part, f.name) != getattr(empty, f.name)
         }
