@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gke_accel.cli.tables import MAX_WIDTH, render_table
+from gke_accel.tables import MAX_WIDTH, render_table
 from gke_accel.model import EnvironmentPlan, NodePoolPlan
 
 

@@ -24,7 +24,7 @@ from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.tpu_pool import plan_tpu_pool
-from gke_accel.model.posture.hook import apply_lifecycle
+from gke_accel.model.lifecycle_planner.hook import apply_lifecycle
 from gke_accel.model.queues.shares import team_shares
 from gke_accel.model.security.state import prefix_problem
 from gke_accel.model.teams.plan import plan_teams, with_queues

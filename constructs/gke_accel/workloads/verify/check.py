@@ -6,10 +6,10 @@ installs are ready on the system pool (``controllers``)."""
 
 from __future__ import annotations
 
-from gke_accel.workloads._model import NODEPOOL_LABEL, EnvironmentPlan, cluster_objects
 from gke_accel.workloads.lint.scheduling import selector_mismatch
 from gke_accel.workloads.nodes import PoolNodes, pool_nodes
 from gke_accel.workloads.quantity import parse_quantity
+from gke_accel.workloads.verify._model import NODEPOOL_LABEL, EnvironmentPlan, cluster_objects
 from gke_accel.workloads.verify.compare import object_drift
 from gke_accel.workloads.verify.controllers import controller_rows
 from gke_accel.workloads.verify.state import CheckRow, ClusterState, Obj, Status, VerifyReport
