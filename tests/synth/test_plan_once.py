@@ -26,7 +26,7 @@ PLANNERS = {  # the model's planning functions, by their defining module
     "plan_tpu_pool": "gke_accel.model.pools.tpu_pool",
     "plan_gpu_pool": "gke_accel.model.pools.gpu_pool",
     "plan_ladders": "gke_accel.model.capacity.rules",
-    "plan_lifecycle": "gke_accel.model.posture.posture",
+    "plan_lifecycle": "gke_accel.model.lifecycle_planner.posture",
     "plan_teams": "gke_accel.model.teams.plan",
     "plan_queues": "gke_accel.model.queues.plan",
     "alerts_for": "gke_accel.model.observability.alerts",
