@@ -6,7 +6,7 @@ environment plan's pools (``EnvironmentPlan.pools_of``), where ladders and lifec
 
 ``TpuSlicePool`` and ``GpuNodePool`` are the entry points for composers outside a config file: each
 takes a spec, plans it once with the same model functions the environment root uses
-(``plan_tpu_pool``/``plan_gpu_pool``, then ``attach_pool_plans``) and raises ConfigError at
+(``plan_declared_pool``, then ``attach_pool_plans``) and raises ConfigError at
 construction for any mistake, with the same rules and messages as a config file (the spec is
 re-parsed; pool names are unique per cluster).
 """
@@ -21,12 +21,10 @@ from gke_accel.cdk.node_pool import AcceleratorNodePool
 from gke_accel.model.capacity.ladder import LadderPlan
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.core.props import validated_props
-from gke_accel.model.environment.pools import attach_pool_plans
+from gke_accel.model.environment.pools import attach_pool_plans, plan_declared_pool
 from gke_accel.model.lifecycle.plan import PoolLifecyclePlan
-from gke_accel.model.pools.gpu_pool import plan_gpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
-from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 
 
 class PlannedPools(Construct):
@@ -36,6 +34,25 @@ class PlannedPools(Construct):
         super().__init__(scope, id)
         self.plans = list(plans)
         self.pools: list[AcceleratorNodePool] = [cluster.node_pool(self, plan.name, plan) for plan in self.plans]
+
+
+def _planned_spec(
+    cluster: GkeCluster,
+    spec: TpuPoolSpec | GpuPoolSpec,
+    props: type[TpuPoolSpec] | type[GpuPoolSpec],
+    ladders: Sequence[LadderPlan],
+    lifecycle: PoolLifecyclePlan | None,
+) -> tuple[NodePoolPlan, ...]:
+    """``spec`` checked as a config file's pool is (re-parsed, a name unique in the cluster) and planned once."""
+    path = f"{'tpu' if props is TpuPoolSpec else 'gpu'}_pool {getattr(spec, 'name', '?')}"
+    spec = validated_props(props, spec, path)
+    issues = IssueCollector()
+    cluster.claim_pool_name(spec.name, f"{path}.name", issues)
+    plans = plan_declared_pool(
+        spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
+    )
+    issues.raise_if_any()
+    return attach_pool_plans(plans, ladders, lifecycle)
 
 
 class TpuSlicePool(PlannedPools):
@@ -53,15 +70,8 @@ class TpuSlicePool(PlannedPools):
         ladders: Sequence[LadderPlan] = (),
         lifecycle: PoolLifecyclePlan | None = None,
     ) -> None:
-        path = f"tpu_pool {getattr(spec, 'name', '?')}"
-        spec = validated_props(TpuPoolSpec, spec, path)
-        issues = IssueCollector()
-        cluster.claim_pool_name(spec.name, f"{path}.name", issues)
-        plans = plan_tpu_pool(
-            spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
-        )
-        issues.raise_if_any()
-        super().__init__(scope, id, cluster=cluster, plans=attach_pool_plans(plans, ladders, lifecycle))
+        plans = _planned_spec(cluster, spec, TpuPoolSpec, ladders, lifecycle)
+        super().__init__(scope, id, cluster=cluster, plans=plans)
 
 
 class GpuNodePool(PlannedPools):
@@ -77,12 +87,5 @@ class GpuNodePool(PlannedPools):
         ladders: Sequence[LadderPlan] = (),
         lifecycle: PoolLifecyclePlan | None = None,
     ) -> None:
-        path = f"gpu_pool {getattr(spec, 'name', '?')}"
-        spec = validated_props(GpuPoolSpec, spec, path)
-        issues = IssueCollector()
-        cluster.claim_pool_name(spec.name, f"{path}.name", issues)
-        plans = plan_gpu_pool(
-            spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
-        )
-        issues.raise_if_any()
-        super().__init__(scope, id, cluster=cluster, plans=attach_pool_plans(plans, ladders, lifecycle))
+        plans = _planned_spec(cluster, spec, GpuPoolSpec, ladders, lifecycle)
+        super().__init__(scope, id, cluster=cluster, plans=plans)

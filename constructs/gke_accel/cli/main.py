@@ -29,10 +29,10 @@ from gke_accel.cli.common import (
     shown_path,
 )
 from gke_accel.cli.progress import Progress, exit_now
-from gke_accel.tables import fit_text
 from gke_accel.frameworks import FrameworkError
 from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan
 from gke_accel.output_dir import OutputDirError, claimed_output_dir
+from gke_accel.tables import fit_text
 
 if TYPE_CHECKING:
     from gke_accel.policy import PolicyReport

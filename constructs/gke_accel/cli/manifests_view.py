@@ -10,11 +10,11 @@ from pathlib import Path
 import yaml
 
 from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
-from gke_accel.tables import MAX_WIDTH, render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.environment.objects import apply_stage, cluster_objects
 from gke_accel.model.platform.capacity import capacity_rows
 from gke_accel.output_dir import claimed_output_dir, staged_output
+from gke_accel.tables import MAX_WIDTH, render_table
 
 
 def capacity_table(plan: EnvironmentPlan) -> str:

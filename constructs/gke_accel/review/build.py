@@ -17,7 +17,6 @@ from typing import Any
 from .facts import environment_facts, facts_from_dict, facts_to_dict, model_attr
 from .model import EnvironmentFacts
 
-
 # The app moved into the package in b0b2298 (2026-11-30); an older base is not synthesized.
 OLDEST_BASE = "a review base must be at or after b0b2298 (2026-11-30, the app moved into the package)"
 

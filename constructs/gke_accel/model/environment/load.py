@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.capacity.ladder import apply_ladders
@@ -19,12 +19,12 @@ from gke_accel.model.core.versions import check_min_versions
 from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file, parse_config_text
 from gke_accel.model.environment.ladders import ladders_of_spec
 from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, DeclaredPool, EnvironmentPlan
+from gke_accel.model.environment.pools import plan_declared_pool
 from gke_accel.model.environment.registry import check_all, plan_all
 from gke_accel.model.environment.spec import EnvironmentSpec
-from gke_accel.model.pools.gpu_pool import plan_gpu_pool
-from gke_accel.model.pools.node_pool import NodePoolPlan
-from gke_accel.model.pools.tpu_pool import plan_tpu_pool
 from gke_accel.model.lifecycle_planner.hook import apply_lifecycle
+from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
 from gke_accel.model.queues.shares import team_shares
 from gke_accel.model.security.state import prefix_problem
 from gke_accel.model.teams.plan import plan_teams, with_queues
@@ -93,31 +93,16 @@ def plan_environment(
     pools: list[NodePoolPlan] = []
     sources: list[DeclaredPool] = []  # which declared pool each derived pool comes from
     failed = 0  # pools with a mistake: left out of the cross-checks below, so no follow-on errors
-    for i, tpu in enumerate(spec.tpu_pools):
+    entries: list[tuple[Literal["tpu", "gpu"], str, TpuPoolSpec | GpuPoolSpec]]
+    entries = [("tpu", f"tpu_pools[{i}]", p) for i, p in enumerate(spec.tpu_pools)]
+    entries += [("gpu", f"gpu_pools[{i}]", p) for i, p in enumerate(spec.gpu_pools)]
+    for kind, path, pool_spec in entries:
         before = len(issues.issues)
-        tpu_plans = plan_tpu_pool(
-            tpu,
-            region=spec.region,
-            cluster_zones=cluster.node_zones,
-            path=f"tpu_pools[{i}]",
-            issues=issues,
-            catalog=catalog,
+        slices = plan_declared_pool(
+            pool_spec, region=spec.region, cluster_zones=cluster.node_zones, path=path, issues=issues, catalog=catalog
         )
-        pools += tpu_plans
-        sources.append(DeclaredPool("tpu", tpu.name, tuple(p.name for p in tpu_plans)))
-        failed += len(issues.issues) > before
-    for i, gpu in enumerate(spec.gpu_pools):
-        before = len(issues.issues)
-        gpu_plans = plan_gpu_pool(
-            gpu,
-            region=spec.region,
-            cluster_zones=cluster.node_zones,
-            path=f"gpu_pools[{i}]",
-            issues=issues,
-            catalog=catalog,
-        )
-        pools += gpu_plans
-        sources.append(DeclaredPool("gpu", gpu.name, tuple(p.name for p in gpu_plans)))
+        pools += slices
+        sources.append(DeclaredPool(kind, pool_spec.name, tuple(p.name for p in slices)))
         failed += len(issues.issues) > before
     _check_cluster_size(cluster, pools, issues)
     # the capacity ladders, planned once (their mistakes reported here); pools behind a rung get the

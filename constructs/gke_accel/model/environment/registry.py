@@ -45,6 +45,17 @@ class Planned:
     quotas: QuotaPlan = field(default_factory=QuotaPlan)
 
 
+@dataclass(frozen=True)
+class Derived:
+    """What the root derived before the capabilities plan: the pools (ladders and lifecycle applied),
+    the teams, the capacity ladders (planned once) and the catalog."""
+
+    pools: Sequence[NodePoolPlan]
+    teams: Sequence[TeamPlan]
+    ladders: Sequence[LadderPlan]
+    catalog: Catalog
+
+
 class Capability(Protocol):
     name: str
 
@@ -55,16 +66,8 @@ class Capability(Protocol):
         ``pools_complete``: no pool had a mistake (cross-checks over all pools are meaningful)."""
         ...
 
-    def plan(
-        self,
-        spec: EnvironmentSpec,
-        pools: Sequence[NodePoolPlan],
-        teams: Sequence[TeamPlan],
-        catalog: Catalog,
-        ladders: Sequence[LadderPlan],
-    ) -> Planned:
-        """What the capability derives from a valid spec (``Planned()`` for nothing). ``ladders``: the
-        capacity ladders, planned once by the root."""
+    def plan(self, spec: EnvironmentSpec, derived: Derived) -> Planned:
+        """What the capability derives from a valid spec and what the root derived (``Planned()`` for nothing)."""
         ...
 
 
@@ -72,7 +75,14 @@ def site(spec: EnvironmentSpec) -> Site:
     return Site(spec.environment, spec.project_id, spec.region, spec.cluster.name, spec.cluster.location)
 
 
-class _Platform:
+class _NothingPlanned:
+    """A capability whose objects are rendered on demand from the spec and the teams."""
+
+    def plan(self, spec: EnvironmentSpec, derived: Derived) -> Planned:
+        return Planned()
+
+
+class _Platform(_NothingPlanned):
     name = "platform"  # teams, quotas, priority classes, checkpoints, driver installer
 
     def check(
@@ -82,18 +92,10 @@ class _Platform:
         controllers = {**controller_namespaces(), **platform_namespaces(load_catalog())}
         return tuple(check_platform(spec, pools, issues, controllers=controllers, pools_complete=pools_complete))
 
-    def plan(
-        self,
-        spec: EnvironmentSpec,
-        pools: Sequence[NodePoolPlan],
-        teams: Sequence[TeamPlan],
-        catalog: Catalog,
-        ladders: Sequence[LadderPlan],
-    ) -> Planned:
-        return Planned()  # its objects are the teams' and platform_manifests', rendered on demand
+    # plans nothing: its objects are the teams' and platform_manifests', rendered on demand
 
 
-class _Security:
+class _Security(_NothingPlanned):
     name = "security"
 
     def check(
@@ -103,16 +105,6 @@ class _Security:
             spec.cluster, production=spec.production, region=spec.region, backend_type=spec.backend.type, issues=issues
         )
         return ()
-
-    def plan(
-        self,
-        spec: EnvironmentSpec,
-        pools: Sequence[NodePoolPlan],
-        teams: Sequence[TeamPlan],
-        catalog: Catalog,
-        ladders: Sequence[LadderPlan],
-    ) -> Planned:
-        return Planned()
 
 
 class _Observability:
@@ -124,14 +116,8 @@ class _Observability:
         check_observability(spec.monitoring, spec.budget, quota_preferences=spec.quota_preferences, issues=issues)
         return ()
 
-    def plan(
-        self,
-        spec: EnvironmentSpec,
-        pools: Sequence[NodePoolPlan],
-        teams: Sequence[TeamPlan],
-        catalog: Catalog,
-        ladders: Sequence[LadderPlan],
-    ) -> Planned:
+    def plan(self, spec: EnvironmentSpec, derived: Derived) -> Planned:
+        pools = derived.pools
         return Planned(alerts=alerts_for(site(spec), spec.monitoring, pools), quotas=quotas_for(spec.region, pools))
 
 
@@ -144,20 +130,14 @@ class _Queues:
         check_queues(spec, spec.queues, pools, issues)
         return ()
 
-    def plan(
-        self,
-        spec: EnvironmentSpec,
-        pools: Sequence[NodePoolPlan],
-        teams: Sequence[TeamPlan],
-        catalog: Catalog,
-        ladders: Sequence[LadderPlan],
-    ) -> Planned:
-        ranks = flavor_ranks(ladders)  # the capacity ladders' order
-        queues = plan_queues(spec.environment, [t.spec for t in teams], spec.queues, pools, catalog, ranks=ranks)
+    def plan(self, spec: EnvironmentSpec, derived: Derived) -> Planned:
+        ranks = flavor_ranks(derived.ladders)  # the capacity ladders' order
+        teams = [t.spec for t in derived.teams]
+        queues = plan_queues(spec.environment, teams, spec.queues, derived.pools, derived.catalog, ranks=ranks)
         return Planned(queues=queues)
 
 
-class _Storage:
+class _Storage(_NothingPlanned):
     name = "storage"  # checkpoint bucket options, fast restarts, model weights (model/storage)
 
     def check(
@@ -166,17 +146,7 @@ class _Storage:
         check_bucket_options(spec.platform.checkpoints, spec.region, issues)
         check_restart(spec, issues)
         check_weights(spec, issues)
-        return ()
-
-    def plan(
-        self,
-        spec: EnvironmentSpec,
-        pools: Sequence[NodePoolPlan],
-        teams: Sequence[TeamPlan],
-        catalog: Catalog,
-        ladders: Sequence[LadderPlan],
-    ) -> Planned:
-        return Planned()  # its objects are rendered by the constructs and the workload tools
+        return ()  # plans nothing: its objects are rendered by the constructs and the workload tools
 
 
 CAPABILITIES: tuple[Capability, ...] = (_Platform(), _Security(), _Observability(), _Queues(), _Storage())
@@ -199,8 +169,9 @@ def plan_all(
     """Every capability's plan, merged (a field set by two capabilities is a programming error)."""
     merged, empty = Planned(), Planned()
     owner: dict[str, str] = {}
+    derived = Derived(pools=pools, teams=teams, ladders=ladders, catalog=catalog)
     for capability in CAPABILITIES:
-        part = capability.plan(spec, pools, teams, catalog, ladders)
+        part = capability.plan(spec, derived)
         changed = {
             f.name: getattr(part, f.name) for f in fields(Planned) if getattr(part, f.name) != getattr(empty, f.name)
         }
