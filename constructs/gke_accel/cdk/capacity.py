@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gke_accel.cdk._framework import AssetType, Construct, TerraformAsset
-from gke_accel.cdk._helm import HelmProvider, Release
-from gke_accel.cdk.charts import scratch_dir, write_chart
+from gke_accel.cdk._framework import Construct
+from gke_accel.cdk._helm import HelmProvider
+from gke_accel.cdk.charts import chart_release
 from gke_accel.cdk.cluster import GkeCluster
 
 CAPACITY_RELEASE = "gke-accel-capacity"
@@ -31,17 +31,13 @@ class ComputeClasses(Construct):
     ) -> None:
         super().__init__(scope, id)
         self.manifests = list(manifests)
-        path = write_chart(CAPACITY_RELEASE, "capacity", DESCRIPTION, self.manifests, scratch_dir())
-        chart = TerraformAsset(self, "capacity-chart", path=str(path), type=AssetType.DIRECTORY)
-        self.release = Release(
+        self.release = chart_release(
             self,
             "capacity",
+            release=CAPACITY_RELEASE,
+            description=DESCRIPTION,
+            manifests=self.manifests,
             provider=provider,
-            name=CAPACITY_RELEASE,
             namespace=CAPACITY_NAMESPACE,
-            chart=chart.path,
-            atomic=True,
-            wait=True,
-            timeout=600,
             depends_on=[cluster.resource],
         )

@@ -11,6 +11,8 @@ from typing import Any
 
 import yaml
 
+from gke_accel.cdk._framework import AssetType, Construct, TerraformAsset
+from gke_accel.cdk._helm import HelmProvider, Release
 from gke_accel.scratch import scratch_dir as _scratch
 
 
@@ -30,3 +32,32 @@ def write_chart(name: str, stem: str, description: str, objects: Sequence[dict[s
     (chart / "Chart.yaml").write_text(yaml.safe_dump({**meta, "version": f"0.0.0-{digest}"}, sort_keys=False))
     (chart / "templates" / f"{stem}.yaml").write_text(body)
     return chart
+
+
+def chart_release(
+    scope: Construct,
+    stem: str,
+    *,
+    release: str,
+    description: str,
+    manifests: Sequence[dict[str, Any]],
+    provider: HelmProvider,
+    namespace: str,
+    depends_on: Sequence[Any],
+) -> Release:
+    """``manifests`` as a generated chart (asset ``<stem>-chart``) installed by the Helm release
+    ``<stem>`` under ``scope``: atomic, waiting up to 600 s, after ``depends_on``."""
+    path = write_chart(release, stem, description, manifests, scratch_dir())
+    chart = TerraformAsset(scope, f"{stem}-chart", path=str(path), type=AssetType.DIRECTORY)
+    return Release(
+        scope,
+        stem,
+        provider=provider,
+        name=release,
+        namespace=namespace,
+        chart=chart.path,
+        atomic=True,
+        wait=True,
+        timeout=600,
+        depends_on=list(depends_on),
+    )

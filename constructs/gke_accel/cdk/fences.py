@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from gke_accel.cdk._framework import AssetType, Construct, TerraformAsset
-from gke_accel.cdk._helm import Release
-from gke_accel.cdk.charts import scratch_dir, write_chart
+from gke_accel.cdk._framework import Construct
+from gke_accel.cdk.charts import chart_release
 from gke_accel.cdk.queues import QUEUES_NAMESPACE, QueueControllers
 
 FENCES_RELEASE = "gke-accel-fences"
@@ -29,18 +28,14 @@ class PriorityFence(Construct):
     ) -> None:
         super().__init__(scope, id)
         self.manifests = list(manifests)
-        path = write_chart(FENCES_RELEASE, "fences", DESCRIPTION, self.manifests, scratch_dir())
-        chart = TerraformAsset(self, "fences-chart", path=str(path), type=AssetType.DIRECTORY)
         # After Kueue and JobSet: the release shares their namespace, and the policy matches JobSets.
-        self.release = Release(
+        self.release = chart_release(
             self,
             "fences",
+            release=FENCES_RELEASE,
+            description=DESCRIPTION,
+            manifests=self.manifests,
             provider=queues.provider,
-            name=FENCES_RELEASE,
             namespace=QUEUES_NAMESPACE,
-            chart=chart.path,
-            atomic=True,
-            wait=True,
-            timeout=600,
             depends_on=[r for r in (queues.kueue, queues.jobset) if r is not None],
         )
