@@ -14,6 +14,7 @@ re-parsed; pool names are unique per cluster).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Generic, TypeVar
 
 from gke_accel.cdk._framework import Construct
 from gke_accel.cdk.cluster import GkeCluster
@@ -36,29 +37,14 @@ class PlannedPools(Construct):
         self.pools: list[AcceleratorNodePool] = [cluster.node_pool(self, plan.name, plan) for plan in self.plans]
 
 
-def _planned_spec(
-    cluster: GkeCluster,
-    spec: TpuPoolSpec | GpuPoolSpec,
-    props: type[TpuPoolSpec] | type[GpuPoolSpec],
-    ladders: Sequence[LadderPlan],
-    lifecycle: PoolLifecyclePlan | None,
-) -> tuple[NodePoolPlan, ...]:
-    """``spec`` checked as a config file's pool is (re-parsed, a name unique in the cluster) and planned once."""
-    path = f"{'tpu' if props is TpuPoolSpec else 'gpu'}_pool {getattr(spec, 'name', '?')}"
-    spec = validated_props(props, spec, path)
-    issues = IssueCollector()
-    cluster.claim_pool_name(spec.name, f"{path}.name", issues)
-    plans = plan_declared_pool(
-        spec, region=cluster.region, cluster_zones=cluster.plan.node_zones, path=path, issues=issues
-    )
-    issues.raise_if_any()
-    return attach_pool_plans(plans, ladders, lifecycle)
+S = TypeVar("S", TpuPoolSpec, GpuPoolSpec)
 
 
-class TpuSlicePool(PlannedPools):
-    """A TPU slice pool (one node pool per multi-host slice). Props: ``cluster``, ``spec``, ``ladders``
-    (the environment's capacity ladders: a pool behind a rung gets its ComputeClass label and taint),
-    ``lifecycle`` (the pool's upgrade and maintenance plan, model/lifecycle/)."""
+class _SpecPools(PlannedPools, Generic[S]):
+    """A declared pool from its spec, checked as a config file's pool is (re-parsed, a name unique in
+    the cluster), planned once (``plan_declared_pool``, ``attach_pool_plans``) and rendered."""
+
+    props: type[S]
 
     def __init__(
         self,
@@ -66,26 +52,30 @@ class TpuSlicePool(PlannedPools):
         id: str,
         *,
         cluster: GkeCluster,
-        spec: TpuPoolSpec,
+        spec: S,
         ladders: Sequence[LadderPlan] = (),
         lifecycle: PoolLifecyclePlan | None = None,
     ) -> None:
-        plans = _planned_spec(cluster, spec, TpuPoolSpec, ladders, lifecycle)
-        super().__init__(scope, id, cluster=cluster, plans=plans)
+        path = f"{'tpu' if self.props is TpuPoolSpec else 'gpu'}_pool {getattr(spec, 'name', '?')}"
+        spec = validated_props(self.props, spec, path)
+        issues = IssueCollector()
+        cluster.claim_pool_name(spec.name, f"{path}.name", issues)
+        zones = cluster.plan.node_zones
+        plans = plan_declared_pool(spec, region=cluster.region, cluster_zones=zones, path=path, issues=issues)
+        issues.raise_if_any()
+        super().__init__(scope, id, cluster=cluster, plans=attach_pool_plans(plans, ladders, lifecycle))
 
 
-class GpuNodePool(PlannedPools):
-    """An NVIDIA GPU node pool. Props: ``cluster``, ``spec``, ``ladders``, ``lifecycle`` (as for TpuSlicePool)."""
+class TpuSlicePool(_SpecPools[TpuPoolSpec]):
+    """A TPU slice pool (one node pool per multi-host slice). Props: ``cluster``, ``spec`` (a
+    TpuPoolSpec), ``ladders`` (the environment's capacity ladders: a pool behind a rung gets its
+    ComputeClass label and taint), ``lifecycle`` (the pool's upgrade and maintenance plan, model/lifecycle/)."""
 
-    def __init__(
-        self,
-        scope: Construct,
-        id: str,
-        *,
-        cluster: GkeCluster,
-        spec: GpuPoolSpec,
-        ladders: Sequence[LadderPlan] = (),
-        lifecycle: PoolLifecyclePlan | None = None,
-    ) -> None:
-        plans = _planned_spec(cluster, spec, GpuPoolSpec, ladders, lifecycle)
-        super().__init__(scope, id, cluster=cluster, plans=plans)
+    props = TpuPoolSpec
+
+
+class GpuNodePool(_SpecPools[GpuPoolSpec]):
+    """An NVIDIA GPU node pool. Props: ``cluster``, ``spec`` (a GpuPoolSpec), ``ladders``, ``lifecycle``
+    (as for TpuSlicePool)."""
+
+    props = GpuPoolSpec

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,30 +35,24 @@ def write_chart(name: str, stem: str, description: str, objects: Sequence[dict[s
     return chart
 
 
+@dataclass(frozen=True)
+class GeneratedChart:
+    """A generated chart's Helm release: its name, what it holds, the namespace Helm keeps it in, and
+    ``stem``, the construct ids of its asset (``<stem>-chart``) and release (``<stem>``)."""
+
+    release: str
+    stem: str
+    description: str
+    namespace: str
+
+
 def chart_release(
-    scope: Construct,
-    stem: str,
-    *,
-    release: str,
-    description: str,
-    manifests: Sequence[dict[str, Any]],
-    provider: HelmProvider,
-    namespace: str,
-    depends_on: Sequence[Any],
+    scope: Construct, chart: GeneratedChart, manifests: Sequence[dict[str, Any]], provider: HelmProvider, after: Any
 ) -> Release:
-    """``manifests`` as a generated chart (asset ``<stem>-chart``) installed by the Helm release
-    ``<stem>`` under ``scope``: atomic, waiting up to 600 s, after ``depends_on``."""
-    path = write_chart(release, stem, description, manifests, scratch_dir())
-    chart = TerraformAsset(scope, f"{stem}-chart", path=str(path), type=AssetType.DIRECTORY)
+    """``manifests`` as ``chart`` under ``scope``: atomic, waiting up to 600 s, after ``after`` (resources)."""
+    path = write_chart(chart.release, chart.stem, chart.description, manifests, scratch_dir())
+    asset = TerraformAsset(scope, f"{chart.stem}-chart", path=str(path), type=AssetType.DIRECTORY)
     return Release(
-        scope,
-        stem,
-        provider=provider,
-        name=release,
-        namespace=namespace,
-        chart=chart.path,
-        atomic=True,
-        wait=True,
-        timeout=600,
-        depends_on=list(depends_on),
-    )
+        scope, chart.stem, provider=provider, name=chart.release, namespace=chart.namespace, chart=asset.path,
+        atomic=True, wait=True, timeout=600, depends_on=list(after),
+    )  # fmt: skip

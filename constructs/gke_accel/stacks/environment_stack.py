@@ -38,13 +38,9 @@ class EnvironmentStack(TerraformStack):
             LocalBackend(self, path=f"../../../{LOCAL_STATE_DIR}/{spec.environment}.tfstate")
         # Bill API quota to the project: budgets and quota preferences need a quota project when
         # applied with user credentials.
+        project = spec.project_id
         GoogleProvider(
-            self,
-            "google",
-            project=spec.project_id,
-            region=spec.region,
-            user_project_override=True,
-            billing_project=spec.project_id,
+            self, "google", project=project, region=spec.region, user_project_override=True, billing_project=project
         )
         self.services = ProjectServices(self, "apis", project=spec.project_id, services=required_services(plan))
         self.cluster = GkeCluster(
