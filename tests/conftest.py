@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +34,8 @@ TIERS = {
 }
 SYNTH_FIXTURES = {"synth", "shipped_stacks", "shipped"}
 SYNTH_FOLDERS = ("synth", "golden", "frameworks")
+# a test file that imports the constructs or the stacks, or runs `gke-accel synth` or jsii in a child
+SYNTH_SOURCE = re.compile(r"gke_accel\.(?:stacks|cdk)\b|\bjsii\b|\"synth\"")
 TIER_TESTS = {  # tests/<path>[::<test>] -> tier, where fixtures and folders do not tell
     "queues/test_chart_values_rendered.py": "helm",
     "synth/test_policy_scan.py": "scan",
@@ -54,7 +58,12 @@ def tier_of(relative: str, name: str, fixtures: set[str]) -> str:
         if key in TIER_TESTS:
             return TIER_TESTS[key]
     synth = fixtures & SYNTH_FIXTURES or relative.split("/")[0] in SYNTH_FOLDERS or relative.endswith("_json.py")
-    return "synth" if synth else "model"
+    return "synth" if synth or _loads_the_framework(relative) else "model"
+
+
+@functools.cache
+def _loads_the_framework(relative: str) -> bool:
+    return bool(SYNTH_SOURCE.search((ROOT / "tests" / relative).read_text(encoding="utf-8")))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
