@@ -104,19 +104,28 @@ def write(snapshots: dict[str, str]) -> None:
 def main() -> int:
     import tempfile
 
+    from gke_accel.model import ConfigError
+
     with tempfile.TemporaryDirectory(prefix="gke-accel-golden-") as tmp:
-        snapshots = current(Path(tmp))
+        try:
+            snapshots = current(Path(tmp))
+        except ConfigError as err:  # a config that does not validate: nothing is recorded
+            print(f"golden: nothing recorded, the configs do not validate:\n{err.render()}", file=sys.stderr)
+            return 2
     write(snapshots)
     print(f"golden: wrote {len(snapshots)} snapshots of {len(snapshots) // len(FILES)} environment(s) to {GOLDEN}")
     print("golden: changes against the last commit (review them like code, then commit tests/golden):", flush=True)
     git = ["git", "-C", str(ROOT)]
-    stat = subprocess.run([*git, "diff", "--stat", "HEAD", "--", str(GOLDEN)], check=False)
+    specs = [str(GOLDEN / "*" / name) for name in FILES]  # the snapshots, not this file or the test
+    stat = subprocess.run([*git, "diff", "--stat", "HEAD", "--", *specs], capture_output=True, text=True)
     new = subprocess.run(
-        [*git, "ls-files", "--others", "--exclude-standard", "--", str(GOLDEN)], capture_output=True, text=True
+        [*git, "ls-files", "--others", "--exclude-standard", "--", *specs], capture_output=True, text=True
     )
+    print(stat.stdout, end="")
     for name in new.stdout.split():
-        if Path(name).name in FILES:
-            print(f" {name} (new)")
+        print(f" {name} (new)")
+    if not stat.stdout and not new.stdout:
+        print(" none: this checkout writes the committed snapshots")
     return stat.returncode
 
 
