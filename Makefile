@@ -1,6 +1,8 @@
 # gke-accel: every target sets itself up (virtual environment, packages) when needed.
 #   make synth  - validate every environment, synthesize cdktf.out/stacks/<env>, print summaries, policy scan
-#   make test   - the whole test suite (without the e2e tier)
+#   make test   - the whole test suite (without the e2e tier): the model, synth, helm, scan and git tiers
+#   make test-model - the model tier alone (pure Python, about a minute); test-synth/-helm/-scan/-git likewise
+#   make golden - rewrite the golden snapshots (tests/golden) from this checkout and show the diff
 #   make e2e    - the real-Kubernetes tier: builds/reuses the binaries (needs Go), runs pytest -m e2e
 #   make twin-tools - build/reuse the binaries `gke-accel twin up` runs (needs Go; docs/twin.md)
 SHELL := /bin/bash
@@ -15,7 +17,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Extra pytest options for test, test-other-framework, test-py313 and e2e (.ci/run: --junitxml=...).
 PYTEST_ARGS ?=
 
-.PHONY: setup setup-synth synth validate scan test test-py313 e2e lint bench bench-queues clean cli terraform deploy destroy require-env \
+.PHONY: setup setup-synth synth validate scan test golden test-model test-synth test-helm test-scan test-git test-py313 e2e lint bench bench-queues clean cli terraform deploy destroy require-env \
 	validate-terraform review setup-other-framework preflight test-other-framework twin-tools test-wheel
 
 # The default framework is CDK Terrain (cdktn) in .venv. The other one, cdktf 0.21, lives in its own
@@ -70,6 +72,17 @@ test: setup
 # documented construct app and its refused teams from there. First run: a few minutes; then about one.
 test-wheel: setup
 	$(BIN)/pytest -m wheel -p no:cacheprovider tests/wheel $(PYTEST_ARGS)
+
+# One test tier alone (docs/architecture.md "Test tiers"): make test-model (seconds: the model, the CLI's
+# text, the workload tools), test-synth, test-helm, test-scan, test-git. `make test` runs them all.
+TIERS := model synth helm scan git
+$(addprefix test-,$(TIERS)): test-%: setup
+	$(BIN)/pytest -m $* $(PYTEST_ARGS)
+
+# Record the golden snapshots (tests/golden: every environment's synthesized stack, its resource
+# addresses and its `gke-accel manifests` output) from this checkout, then show what changed.
+golden: setup
+	$(BIN)/python tests/golden/goldens.py
 
 setup-other-framework: $(OTHER_STAMP)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from gke_accel.cli.main import environment_report, main
-from gke_accel.cli.tables import render_table
 from gke_accel.model.environment.config_files import load_environments
+from gke_accel.tables import render_table
 
 ROOT = Path(__file__).resolve().parents[2]
 WIDTH = 100

@@ -15,11 +15,11 @@ Job stays suspended with no pod (what every team namespace did before).
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import yaml
 from pods import RESTRICTED
 
 from gke_accel.twin.environment import EnvironmentRun
@@ -111,15 +111,40 @@ def test_an_unlabeled_pod_is_admitted_to_the_teams_cluster_queue(dev: Environmen
     dev.cluster.kubectl("delete", "pod", "plain-pod", "-n", "vision", "--wait=true")
 
 
+def dry_run_labels(r: EnvironmentRun, obj: dict[str, Any]) -> dict[str, str]:
+    """The labels the API server's admission (Kueue's webhook included) gives ``obj``, without creating it."""
+    text = yaml.safe_dump(obj)
+    out = r.cluster.kubectl("create", "--dry-run=server", "-o", "json", "-f", "-", stdin=text).stdout
+    return dict(json.loads(out)["metadata"].get("labels") or {})
+
+
+def inadmissible(workloads: list[dict[str, Any]]) -> str | None:
+    """The message of a Workload's QuotaReserved=False condition with reason Inadmissible, if any:
+    Kueue's workload controller sets it when the Workload's LocalQueue does not exist
+    (pkg/controller/core/workload_controller.go, "LocalQueue %s doesn't exist")."""
+    for w in workloads:
+        for c in w.get("status", {}).get("conditions", []):
+            if (c["type"], c["status"], c.get("reason")) == ("QuotaReserved", "False", "Inadmissible"):
+                return str(c.get("message", ""))
+    return None
+
+
 def test_without_the_default_local_queue_an_unlabeled_job_is_suspended_for_good(dev: EnvironmentRun) -> None:
     dev.cluster.kubectl("delete", "localqueues.kueue.x-k8s.io", "default", "-n", "vision", "--wait=true")
     assert dev.local_queues("vision") == ["team"]
-    time.sleep(2)  # Kueue's queue manager drops the deleted LocalQueue from its cache
-    dev.cluster.create([plain_l4_job(dev, "plain", "vision")])
+    job = plain_l4_job(dev, "plain", "vision")
+    # Kueue's webhook defaults from its queue cache, which drops the deleted LocalQueue a moment later:
+    # wait for the webhook's own answer (a server-side dry run no longer labelled for `default`)
+    dev.cluster.wait_for(lambda: QUEUE_LABEL not in dry_run_labels(dev, job), timeout=WAIT,
+                         what="Kueue's webhook no longer defaulting to the deleted LocalQueue")  # fmt: skip
+    dev.cluster.create([job])
     stored = dev.cluster.get("job", "plain", "vision")
     assert QUEUE_LABEL not in stored["metadata"].get("labels", {})
     assert stored["spec"]["suspend"] is True  # manageJobsWithoutQueueName: Kueue's webhook suspended it
-    time.sleep(15)  # long enough for the Job above to be admitted and Running
+    # Kueue has decided: the Job's Workload is inadmissible for want of a LocalQueue (not "not yet looked at")
+    message = dev.cluster.wait_for(lambda: inadmissible(workloads_of(dev, "vision", "plain")), timeout=WAIT,
+                                   what="the Job's Workload marked Inadmissible (no LocalQueue)")  # fmt: skip
+    assert "LocalQueue" in message and "doesn't exist" in message, message
     assert dev.cluster.get("job", "plain", "vision")["spec"]["suspend"] is True
     assert dev.pods("vision") == []
     assert all(admitted_to(w) is None for w in workloads_of(dev, "vision", "plain"))

@@ -20,7 +20,6 @@ recorded beside what the controller and scheduler did (printed at the end of the
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -165,6 +164,22 @@ def running(c: LocalCluster, name: str, jobs: int, per_job: int = 2, timeout: fl
         raise TimeoutError(f"{exc}\n{diagnose(c, name)}") from None
 
 
+def unschedulable(c: LocalCluster, name: str) -> list[dict[str, Any]]:
+    """The JobSet's pods the scheduler has tried and refused (PodScheduled=False, reason Unschedulable,
+    which kube-scheduler sets with its FailedScheduling event), once every pending pod has that answer;
+    empty before. A negative placement check waits for this decision instead of sleeping."""
+    waiting = [p for p in pods(c, name) if not p["spec"].get("nodeName")]
+    refused = [
+        p
+        for p in waiting
+        if any(
+            (x["type"], x["status"], x.get("reason")) == ("PodScheduled", "False", "Unschedulable")
+            for x in p.get("status", {}).get("conditions", [])
+        )
+    ]
+    return refused if waiting and len(refused) == len(waiting) else []
+
+
 def diagnose(c: LocalCluster, name: str) -> str:
     """What the server holds for the JobSet: its status, its Jobs' conditions, pods, recent events."""
     js = c.kubectl("get", "jobset", name, "-n", NS, "-o", "yaml", check=False).stdout
@@ -210,7 +225,7 @@ def test_a_jobset_waits_whole_while_all_slices_are_busy(cluster: LocalCluster, e
     busy = {f"busy-{i}": running(cluster, f"busy-{i}", jobs=1) for i in range(4)}
     assert len({v["0"][0] for v in busy.values()}) == 4, busy
     verdict = submit(cluster, env, generated(env, "waiting"))
-    time.sleep(15)  # the scheduler and the Job controller's retries have had their chance
+    cluster.wait_for(lambda: unschedulable(cluster, "waiting"), what="the scheduler refusing the leader pod")
     waiting = pods(cluster, "waiting")
     assert not [p for p in waiting if p["spec"].get("nodeName")], waiting  # no partial placement
     assert [p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] for p in waiting] == ["0"]
@@ -278,7 +293,8 @@ def test_without_the_annotation_a_slice_straddles_two_pools(cluster: LocalCluste
     cluster.kubectl("delete", "jobset", "split", "-n", NS, "--wait=true")
     cluster.wait_for(lambda: not pods(cluster, "split"), timeout=60, what="the split JobSet's pods to go")
     verdict = submit(cluster, env, generated(env, "kept"))
-    time.sleep(15)
+    # the leader takes one free VM; its follower, pinned to the leader's pool, is refused by the scheduler
+    cluster.wait_for(lambda: unschedulable(cluster, "kept"), what="the scheduler refusing the follower")
     kept = pods(cluster, "kept")
     bound = [p for p in kept if p["spec"].get("nodeName")]
     assert len(bound) <= 1, kept  # the leader may run; its follower never goes to another pool

@@ -231,6 +231,33 @@ def admitted(cluster: LocalCluster, namespace: str, name: str) -> bool:
     return condition(workload_of(cluster, namespace, name), "Admitted") is not None
 
 
+def pending(cluster: LocalCluster, namespace: str, name: str) -> str | None:
+    """Why Kueue's scheduler left the workload out, once it has tried it: its QuotaReserved=False
+    condition with reason Pending (pkg/scheduler/scheduler.go requeueAndUpdate, which also records a
+    Warning event "Pending"). None before the scheduler has looked at it. A negative check waits for
+    this decision instead of sleeping: a fixed sleep passes for the wrong reason on a slow machine."""
+    for c in (workload_of(cluster, namespace, name) or {}).get("status", {}).get("conditions", []):
+        if (c["type"], c["status"], c.get("reason")) == ("QuotaReserved", "False", "Pending"):
+            return str(c.get("message", "")) or "(no message)"
+    return None
+
+
+def pending_event_since(cluster: LocalCluster, namespace: str, name: str, since: str) -> bool:
+    """Kueue's scheduler has tried the workload again at or after ``since`` (an RFC 3339 server time)
+    and left it out: its Warning event "Pending" was last recorded then."""
+    w = workload_of(cluster, namespace, name)
+    if w is None:
+        return False
+    events = cluster.get("events", namespace=namespace).get("items", [])
+    return any(
+        e["involvedObject"].get("kind") == "Workload"
+        and e["involvedObject"].get("name") == w["metadata"]["name"]
+        and e.get("reason") == "Pending"
+        and str(e.get("lastTimestamp") or e.get("eventTime") or "") >= since
+        for e in events
+    )
+
+
 def clean(cluster: LocalCluster) -> None:
     for team in TEAMS:
         cluster.kubectl("delete", "jobs,jobsets.jobset.x-k8s.io", "--all", "-n", team, "--wait=true",
@@ -287,7 +314,7 @@ def test_over_nominal_waits_then_borrows_idle_chips_then_the_lender_reclaims(fre
                what="the nominal jobs' pods Running on the flavor")  # fmt: skip
     # research asks for 16 more: only serving's 8 are idle, so it waits, with no pod
     c.apply([job("q-research", "borrow", hosts=4, priority="batch")])
-    time.sleep(3)
+    c.wait_for(lambda: pending(c, "q-research", "borrow"), what="Kueue's scheduler leaving the borrowing job out")
     assert not admitted(c, "q-research", "borrow")
     w = workload_of(c, "q-research", "borrow")
     assert w is not None and condition(w, "QuotaReserved") is None
@@ -317,7 +344,7 @@ def test_inference_preempts_training_not_the_reverse(fresh_queues: LocalCluster)
     c.wait_for(lambda: all(admitted(c, *t) for t in full), what="the cohort full (32 of 32 chips)")
     # a training job cannot push anyone out
     c.apply([job("q-serving", "train-2", hosts=2)])
-    time.sleep(3)
+    c.wait_for(lambda: pending(c, "q-serving", "train-2"), what="Kueue's scheduler leaving the training job out")
     assert not admitted(c, "q-serving", "train-2")
     assert no_pods(c, "q-serving", "train-2")
     assert all(
@@ -355,8 +382,7 @@ def test_a_borrowing_inference_job_is_not_preempted_by_a_reclaiming_training_job
     assert c.wait_for(lambda: tpu_usage() == ("16", "8") and tpu_usage(), what="serving's usage 16, 8 borrowed")
     # nlp's training within its nominal quota (8) waits: it may not reclaim from a higher priority
     c.apply([job("q-nlp", "reclaim", hosts=2)])
-    c.wait_for(lambda: workload_of(c, "q-nlp", "reclaim") is not None, what="the training job's workload")
-    time.sleep(5)  # several Kueue scheduling cycles
+    c.wait_for(lambda: pending(c, "q-nlp", "reclaim"), what="Kueue's scheduler leaving nlp's training out")
     assert not admitted(c, "q-nlp", "reclaim")
     assert evicted(c, "q-serving", "peak") is None and evicted(c, "q-research", "own") is None
     # the peak is over: nlp gets its nominal quota back
@@ -389,15 +415,17 @@ def test_a_team_gets_its_nominal_back_from_another_teams_borrowing_training(fres
     c.apply([job("q-research", "borrow", hosts=2)])  # nlp's idle 8
     c.wait_for(lambda: admitted(c, "q-research", "borrow"), what="research borrows nlp's idle chips")
     c.apply([job("q-research", "borrow-2", hosts=2)])  # queued first
-    c.wait_for(lambda: workload_of(c, "q-research", "borrow-2") is not None, what="borrow-2's workload")
-    time.sleep(2)
+    c.wait_for(lambda: pending(c, "q-research", "borrow-2"), what="borrow-2 queued and left out (32 of 32 in use)")
     c.apply([job("q-nlp", "back", hosts=2)])
-    c.wait_for(lambda: workload_of(c, "q-nlp", "back") is not None, what="nlp's workload")
-    time.sleep(3)
+    c.wait_for(lambda: pending(c, "q-nlp", "back"), what="Kueue's scheduler leaving nlp's job out (no preemption)")
     assert not admitted(c, "q-nlp", "back") and evicted(c, "q-research", "borrow") is None
     c.kubectl("delete", "job", "borrow", "-n", "q-research", "--cascade=foreground")
     c.wait_for(lambda: admitted(c, "q-nlp", "back"), what="nlp's nominal chips back")
-    time.sleep(2)
+    back = condition(workload_of(c, "q-nlp", "back"), "Admitted")
+    assert back is not None
+    # the freed chips requeued borrow-2 too: Kueue tried it after nlp's admission and left it out
+    c.wait_for(lambda: pending_event_since(c, "q-research", "borrow-2", back["lastTransitionTime"]),
+               what="Kueue's scheduler trying borrow-2 again after nlp's admission")  # fmt: skip
     assert not admitted(c, "q-research", "borrow-2")  # 32 of 32 in use: the earlier borrowing job still waits
 
 
@@ -425,8 +453,7 @@ def test_a_multi_host_jobset_is_admitted_whole_or_not_at_all(fresh_queues: Local
     # 16 chips (4 slices) do not fit in the 8 chips left: nothing of it is admitted, and no pod exists
     created = submit(c, jobset("q-research", "slice", slices=4))
     assert created["spec"]["suspend"] is True  # Kueue's JobSet webhook
-    c.wait_for(lambda: workload_of(c, "q-research", "slice") is not None, what="the JobSet's workload")
-    time.sleep(3)
+    c.wait_for(lambda: pending(c, "q-research", "slice"), what="Kueue's scheduler leaving the JobSet out")
     w = workload_of(c, "q-research", "slice")
     assert condition(w, "QuotaReserved") is None and not admitted(c, "q-research", "slice")
     assert c.get("jobset.jobset.x-k8s.io", "slice", "q-research")["spec"]["suspend"] is True

@@ -173,3 +173,79 @@ def test_platform_and_queues_read_teams_not_each_other() -> None:
     assert "queues" not in graph["platform"] and "platform" not in graph["queues"]
     assert "teams" in graph["platform"] and "teams" in graph["queues"]
     assert not graph["teams"] & {"platform", "queues", "environment"}
+
+
+# The floors of the whole package (docs/architecture.md): a package imports only from lower floors.
+# A new package or top-level module must be placed here (test_every_package_has_a_floor).
+ROOT_PACKAGE = MODEL.parent
+FLOORS = {
+    "catalog": 0,
+    "frameworks": 0,
+    "output_dir": 0,
+    "scratch": 0,
+    "tables": 0,  # plain-text tables: below the CLI and the simulator, which both print them
+    "model": 1,
+    "policy": 1,
+    "cdk": 2,
+    "twin": 2,
+    "workloads": 2,
+    "simulate": 3,
+    "stacks": 3,
+    "review": 4,
+    "cli": 5,
+}
+# the repository's own entry point (repository root stacks/app.py, not installed): nothing in the
+# package may import it
+REPOSITORY_MODULES = ("stacks",)
+
+
+def whole_graph(root: Path = ROOT_PACKAGE) -> dict[str, set[str]]:
+    """Top-level package or module of ``gke_accel`` -> the ones it imports (``(repository) stacks``
+    for the repository root's ``stacks`` package)."""
+    graph: dict[str, set[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root)
+        own = relative.parts[0].removesuffix(".py")
+        if own == "__init__":
+            continue
+        module = ".".join(["gke_accel", *relative.with_suffix("").parts])
+        deps = graph.setdefault(own, set())
+        for name in _imported(ast.parse(path.read_text(encoding="utf-8")), module, path.name == "__init__.py"):
+            parts = name.split(".")
+            if parts[0] in REPOSITORY_MODULES:
+                deps.add(f"(repository) {parts[0]}")
+            elif parts[0] == "gke_accel" and len(parts) > 1 and parts[1] != own and parts[1] in FLOORS:
+                deps.add(parts[1])
+    return graph
+
+
+def upward_arrows(graph: Mapping[str, Iterable[str]]) -> list[str]:
+    """Every import of a package on the same or a higher floor, or of the repository's own modules."""
+    bad = []
+    for own, deps in sorted(graph.items()):
+        for dep in sorted(deps):
+            if dep.startswith("(repository)"):
+                bad.append(f"{own} -> {dep}: the package never imports the repository's entry point")
+            elif FLOORS[dep] >= FLOORS[own]:
+                bad.append(f"{own} (floor {FLOORS[own]}) -> {dep} (floor {FLOORS[dep]})")
+    return bad
+
+
+def test_every_package_has_a_floor() -> None:
+    found = {p.name.removesuffix(".py") for p in ROOT_PACKAGE.iterdir() if p.suffix == ".py" or p.is_dir()}
+    found -= {"__init__", "__pycache__", "py.typed"}
+    assert found <= set(FLOORS), f"place {sorted(found - set(FLOORS))} in FLOORS (docs/architecture.md)"
+
+
+def test_no_package_imports_upward() -> None:
+    graph = whole_graph()
+    assert {"cli", "model", "simulate", "review", "stacks", "workloads"} <= set(graph)
+    assert upward_arrows(graph) == []
+
+
+def test_an_upward_arrow_is_named() -> None:
+    graph = {"simulate": {"tables", "cli"}, "review": {"(repository) stacks", "stacks"}, "tables": set()}
+    assert upward_arrows(graph) == [
+        "review -> (repository) stacks: the package never imports the repository's entry point",
+        "simulate (floor 3) -> cli (floor 5)",
+    ]

@@ -7,15 +7,14 @@ from collections.abc import Sequence
 
 import pytest
 
-from gke_accel.catalog import Catalog, load_catalog
+from gke_accel.catalog import load_catalog
 from gke_accel.model import ConfigError, load_environment_text
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.environment import registry
-from gke_accel.model.environment.registry import CAPABILITIES, Planned, plan_all
+from gke_accel.model.environment.registry import CAPABILITIES, Derived, Planned, plan_all
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.queues.plan import QueuePlan
-from gke_accel.model.teams.plan import TeamPlan
 from helpers import base_config, set_path, to_yaml
 
 
@@ -57,9 +56,7 @@ class _Twice:
     ) -> tuple[str, ...]:
         return ()
 
-    def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
-    ) -> Planned:
+    def plan(self, spec: EnvironmentSpec, derived: Derived) -> Planned:
         return Planned(queues=QueuePlan(cohort="x", flavors=(), teams=()))
 
 

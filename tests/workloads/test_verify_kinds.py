@@ -168,3 +168,23 @@ def test_a_controller_not_ready_or_off_the_system_pool_is_drift(staging: Environ
     )
     del state.objects[("Deployment", "kueue-system", "kueue-controller-manager")]
     assert _row(staging, state, "kueue-system/kueue-controller-manager").detail == "missing"
+
+
+def test_a_deleted_or_changed_compute_class_is_a_failure() -> None:
+    """The capacity ladder's ComputeClass (tests/ladder_config.py: one ladder, shape v5e-2x4) is one of
+    the objects verify compares; before, verify left the ComputeClasses out (R8)."""
+    from gke_accel.model import load_environment_text
+    from helpers import to_yaml
+    from ladder_config import ladder_config
+
+    plan = load_environment_text(to_yaml(ladder_config()))
+    healthy = healthy_state(plan)
+    assert _row(plan, healthy, "v5e-2x4", "ComputeClass").status == "ok"
+    gone = healthy_state(plan)
+    del gone.objects[("ComputeClass", "", "v5e-2x4")]
+    row = _row(plan, gone, "v5e-2x4", "ComputeClass")
+    assert (row.status, row.detail) == ("FAIL", "missing")
+    changed = healthy_state(plan)
+    changed.objects[("ComputeClass", "", "v5e-2x4")]["spec"]["whenUnsatisfiable"] = "ScaleUpAnyway"
+    row = _row(plan, changed, "v5e-2x4", "ComputeClass")
+    assert row.status == "FAIL" and "whenUnsatisfiable=ScaleUpAnyway" in row.detail

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from gke_accel.cdk._framework import AssetType, Construct, TerraformAsset
+from gke_accel.cdk._helm import HelmProvider, Release
 from gke_accel.scratch import scratch_dir as _scratch
 
 
@@ -30,3 +33,26 @@ def write_chart(name: str, stem: str, description: str, objects: Sequence[dict[s
     (chart / "Chart.yaml").write_text(yaml.safe_dump({**meta, "version": f"0.0.0-{digest}"}, sort_keys=False))
     (chart / "templates" / f"{stem}.yaml").write_text(body)
     return chart
+
+
+@dataclass(frozen=True)
+class GeneratedChart:
+    """A generated chart's Helm release: its name, what it holds, the namespace Helm keeps it in, and
+    ``stem``, the construct ids of its asset (``<stem>-chart``) and release (``<stem>``)."""
+
+    release: str
+    stem: str
+    description: str
+    namespace: str
+
+
+def chart_release(
+    scope: Construct, chart: GeneratedChart, manifests: Sequence[dict[str, Any]], provider: HelmProvider, after: Any
+) -> Release:
+    """``manifests`` as ``chart`` under ``scope``: atomic, waiting up to 600 s, after ``after`` (resources)."""
+    path = write_chart(chart.release, chart.stem, chart.description, manifests, scratch_dir())
+    asset = TerraformAsset(scope, f"{chart.stem}-chart", path=str(path), type=AssetType.DIRECTORY)
+    return Release(
+        scope, chart.stem, provider=provider, name=chart.release, namespace=chart.namespace, chart=asset.path,
+        atomic=True, wait=True, timeout=600, depends_on=list(after),
+    )  # fmt: skip

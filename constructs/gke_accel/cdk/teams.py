@@ -31,6 +31,7 @@ from gke_accel.model.core.errors import ConfigError, ConfigIssue, bad_value
 from gke_accel.model.core.parse import parse_dataclass
 from gke_accel.model.core.props import as_data
 from gke_accel.model.environment.load import plan_environment
+from gke_accel.model.environment.objects import cluster_objects
 from gke_accel.model.environment.plan import EnvironmentPlan
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.platform.spec import PlatformSpec, TeamSpec
@@ -94,7 +95,10 @@ class Teams(Construct):
             else None
         )
         kueue = self.queues is not None and self.queues.kueue is not None
-        self.fences = PriorityFence(self, "fences", plan=plan, queues=self.queues) if kueue and self.queues else None
+        fence = cluster_objects(plan).fence
+        self.fences = (
+            PriorityFence(self, "fences", manifests=fence, queues=self.queues) if kueue and self.queues else None
+        )
 
 
 _TEAM_PATH = re.compile(r"^teams\[(\d+)\]")

@@ -3,10 +3,10 @@ rung with the pools behind it and its hourly price (model/capacity/view.py)."""
 
 from __future__ import annotations
 
-from gke_accel.cli.tables import render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.capacity.view import HEADERS, ladder_lines
 from gke_accel.model.environment.ladders import ladders_of
+from gke_accel.tables import render_table
 
 
 def synth_section(plan: EnvironmentPlan) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gke_accel.catalog import Catalog
-from gke_accel.cli.tables import MAX_WIDTH, render_table
+from gke_accel.tables import MAX_WIDTH, render_table
 
 
 def _zones(zones: tuple[str, ...]) -> str:

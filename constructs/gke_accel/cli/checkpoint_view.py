@@ -6,9 +6,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gke_accel.cli.tables import fit_text
 from gke_accel.model.core.errors import ConfigError, ConfigIssue
 from gke_accel.model.storage.checkpoint import CheckpointPlan, checkpoint_bytes
+from gke_accel.tables import fit_text
 from gke_accel.workloads.size.memory import GIB, MemoryEstimate
 
 

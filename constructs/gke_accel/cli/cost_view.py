@@ -11,11 +11,11 @@ import json
 
 from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
 from gke_accel.cli.storage_summary import storage_lines
-from gke_accel.cli.tables import MAX_WIDTH, fit_text, render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.observability.alerts import plan_alerts
 from gke_accel.model.observability.cost import EnvironmentCost, estimate_environment
 from gke_accel.model.observability.quotas import derivation_text
+from gke_accel.tables import MAX_WIDTH, fit_text, render_table
 
 
 def _usd(value: float | None) -> str:

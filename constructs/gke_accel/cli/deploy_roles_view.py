@@ -7,9 +7,9 @@ import argparse
 import shlex
 
 from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
-from gke_accel.cli.tables import MAX_WIDTH, fit_text, render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.environment.deploy_needs import deployer_roles, required_services
+from gke_accel.tables import MAX_WIDTH, fit_text, render_table
 
 
 def roles_text(plan: EnvironmentPlan, member: str) -> str:

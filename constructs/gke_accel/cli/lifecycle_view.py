@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gke_accel.cli.tables import MAX_WIDTH, render_table
 from gke_accel.model import EnvironmentPlan
+from gke_accel.tables import MAX_WIDTH, render_table
 
 
 def synth_section(plan: EnvironmentPlan) -> str:

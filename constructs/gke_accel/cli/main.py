@@ -32,10 +32,10 @@ from gke_accel.cli.common import (
 )
 from gke_accel.cli.json_errors import json_failures, note_config_error
 from gke_accel.cli.progress import Progress, exit_now
-from gke_accel.cli.tables import fit_text
 from gke_accel.frameworks import FrameworkError
 from gke_accel.model import ConfigError, ConfigIssue, EnvironmentPlan
 from gke_accel.output_dir import OutputDirError, claimed_output_dir
+from gke_accel.tables import fit_text
 
 if TYPE_CHECKING:
     from gke_accel.policy import PolicyReport

@@ -10,15 +10,11 @@ from pathlib import Path
 import yaml
 
 from gke_accel.cli.common import EXIT_OK, Subcommands, add_command, add_env_args, hidden_alias, selected_plans
-from gke_accel.cli.tables import MAX_WIDTH, render_table
 from gke_accel.model import EnvironmentPlan
-from gke_accel.model.capacity.compute_class import compute_classes
-from gke_accel.model.environment.ladders import ladders_of
+from gke_accel.model.environment.objects import apply_stage, cluster_objects
 from gke_accel.model.platform.capacity import capacity_rows
-from gke_accel.model.platform.fences import priority_fence
-from gke_accel.model.platform.manifests import platform_manifests
-from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.output_dir import claimed_output_dir, staged_output
+from gke_accel.tables import MAX_WIDTH, render_table
 
 
 def capacity_table(plan: EnvironmentPlan) -> str:
@@ -44,18 +40,6 @@ def synth_section(plan: EnvironmentPlan) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def apply_stage(manifest: dict[str, object]) -> int:
-    """0: cluster-scoped objects other than namespaces (priority classes, admission policies);
-    1: namespaces; 2: objects inside a namespace; 3 and 4: Kueue objects (cluster-scoped, then
-    namespaced), which need Kueue installed. Applying stage by stage works on an empty cluster."""
-    meta = manifest["metadata"]
-    assert isinstance(meta, dict)
-    kueue = 3 if str(manifest["apiVersion"]).startswith("kueue.x-k8s.io/") else 0
-    if meta.get("namespace"):
-        return kueue + 2 - (1 if kueue else 0)
-    return kueue if kueue else (1 if manifest["kind"] == "Namespace" else 0)
-
-
 def file_name(manifest: dict[str, object]) -> str:
     """``<stage>-[<namespace>.]<kind>.<name>.yaml``: ``kubectl apply -f <folder>`` reads files in name
     order, so the stage prefix creates namespaces before the objects in them."""
@@ -66,14 +50,10 @@ def file_name(manifest: dict[str, object]) -> str:
 
 
 def environment_manifests(plan: EnvironmentPlan) -> list[dict[str, object]]:
-    """The platform's objects in apply order, then the Kueue objects (they need Kueue and JobSet
-    installed first: docs/queues.md)."""
-    classes = compute_classes(ladders_of(plan))  # the capacity ladders' ComputeClasses (docs/capacity.md)
-    manifests = sorted(platform_manifests(plan) + priority_fence(plan) + classes, key=apply_stage)
-    queues = plan.queues
-    if queues is not None:
-        manifests += sorted(queue_manifests(queues, plan.spec.platform.priority_classes), key=apply_stage)
-    return manifests
+    """Every in-cluster object of ``plan`` (``model.environment.objects``) in apply order: the
+    platform's objects, then the Kueue objects (they need Kueue and JobSet installed first:
+    docs/queues.md)."""
+    return list(cluster_objects(plan).in_apply_order())
 
 
 def write_manifests(plans: list[EnvironmentPlan], out: str | Path, *, option: str = "--outdir") -> dict[str, int]:

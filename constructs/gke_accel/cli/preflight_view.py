@@ -25,8 +25,8 @@ from pathlib import Path
 
 from gke_accel.cli.common import EXIT_ERROR, EXIT_OK, Subcommands, add_command, add_env_args, selected_plans
 from gke_accel.cli.preflight_project import Runner, project_checks, run_gcloud
-from gke_accel.cli.tables import fit_text
 from gke_accel.model.environment.deploy_needs import deployer_roles
+from gke_accel.tables import fit_text
 
 ADC_FILE = "application_default_credentials.json"
 GCE_PRODUCT = Path("/sys/class/dmi/id/product_name")  # "Google Compute Engine" on GCE VMs

@@ -4,10 +4,10 @@ cpu/memory quota (derived from those chips unless set: model/teams/compute.py)."
 
 from __future__ import annotations
 
-from gke_accel.cli.tables import render_table
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.queues.install import JOBSET, KUEUE
 from gke_accel.model.queues.plan import QueuePlan
+from gke_accel.tables import render_table
 
 SHORT = {"google.com/tpu": "tpu", "nvidia.com/gpu": "gpu"}
 

@@ -13,7 +13,7 @@ from typing import Any
 from gke_accel.cli.checkpoint_view import add_arguments as add_checkpoint_arguments
 from gke_accel.cli.checkpoint_view import checkpoint_json, checkpoint_plan, checkpoint_text
 from gke_accel.cli.common import EXIT_OK, add_command, selected_plans
-from gke_accel.cli.tables import MAX_WIDTH, fit_text, render_table
+from gke_accel.tables import MAX_WIDTH, fit_text, render_table
 from gke_accel.workloads.size.fit import Option, PoolFit, catalog_options, environment_fits
 from gke_accel.workloads.size.memory import (
     GIB,

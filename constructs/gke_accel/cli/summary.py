@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gke_accel.cli.tables import MAX_WIDTH, render_table
 from gke_accel.model import EnvironmentPlan, NodePoolPlan
+from gke_accel.tables import MAX_WIDTH, render_table
 
 
 def consumption_label(pool: NodePoolPlan) -> str:

@@ -14,8 +14,8 @@ from typing import Any
 
 from gke_accel.catalog import load_catalog
 from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, add_command, selected_plans
-from gke_accel.cli.tables import render_table
 from gke_accel.model import ConfigError
+from gke_accel.tables import render_table
 from gke_accel.workloads.verify import VerifyReport, verify_state
 from gke_accel.workloads.verify.check import CheckRow, expected_objects
 

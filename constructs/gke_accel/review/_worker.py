@@ -15,7 +15,7 @@ from pathlib import Path
 def main(argv: list[str]) -> int:
     root, config_dir, outdir, result = (Path(a) for a in argv[:4])
     names = argv[4:] or None
-    sys.path[:0] = [str(root / "constructs"), str(root)]
+    sys.path[:0] = [str(root / "constructs")]
     here = Path(__file__).resolve().parent
     spec = importlib.util.spec_from_file_location(
         "_gke_accel_review", here / "__init__.py", submodule_search_locations=[str(here)]

@@ -17,6 +17,9 @@ from typing import Any
 from .facts import environment_facts, facts_from_dict, facts_to_dict, model_attr
 from .model import EnvironmentFacts
 
+# The app moved into the package in b0b2298 (2026-11-30); an older base is not synthesized.
+OLDEST_BASE = "a review base must be at or after b0b2298 (2026-11-30, the app moved into the package)"
+
 
 @dataclass
 class SideResult:
@@ -36,8 +39,8 @@ def synth_side(config_dir: Path, outdir: Path, names: list[str] | None = None) -
     valid ones in one app, and describe them. Needs the provider bindings (already loaded, or loaded now)."""
     try:
         from gke_accel.stacks.app import synth_environments
-    except ImportError:  # a base revision from before the app moved into the package
-        from stacks.app import synth_environments
+    except ImportError:  # the repository's stacks/app.py is no part of the package: never imported from here
+        raise ImportError(f"this revision has no gke_accel.stacks.app: {OLDEST_BASE}") from None
 
     from gke_accel.model import ConfigError
 

@@ -1,7 +1,7 @@
 """The base revision: a detached git worktree, synthesized with the BASE's own code.
 
 In-process (the default): the jsii runtime and the provider bindings stay loaded; only the
-``gke_accel`` and ``stacks`` modules are swapped for the worktree's, then restored. That costs a
+``gke_accel`` modules are swapped for the worktree's (its ``constructs/``), then restored. That costs a
 fraction of a second instead of a second ~10 s / ~1 GB load. Fallback: a separate Python process
 (``_worker.py``) when the base pins other cdktf/provider versions or its code does not import this
 way; the review says which path was taken.
@@ -28,7 +28,7 @@ from .build import SideResult, side_result, synth_side
 
 # Every framework's pinned distributions (cdktn by default, cdktf as an extra): gke_accel/frameworks.py.
 PINNED = tuple(d for f in FRAMEWORKS.values() for d in f.distributions)
-_OWN_MODULES = ("gke_accel", "stacks")
+_OWN_MODULES = ("gke_accel",)
 
 
 class BaseError(RuntimeError):
@@ -94,13 +94,13 @@ def _own(name: str) -> bool:
 
 @contextmanager
 def base_code(root: Path) -> Iterator[None]:
-    """Make ``import gke_accel`` / ``import stacks`` load the worktree's code; restore the head's after."""
+    """Make ``import gke_accel`` load the worktree's code; restore the head's after."""
     importlib.import_module("gke_accel.scratch")  # the head's, so the base's scratch folder can be handed to it
     saved_path = list(sys.path)
     saved = {k: v for k, v in sys.modules.items() if _own(k)}
     for key in saved:
         del sys.modules[key]
-    sys.path[:0] = [str(root / "constructs"), str(root)]
+    sys.path[:0] = [str(root / "constructs")]
     importlib.invalidate_caches()
     try:
         yield

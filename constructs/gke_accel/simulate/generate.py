@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 from gke_accel.catalog import load_catalog
 from gke_accel.model import EnvironmentPlan
+from gke_accel.model.platform.capacity import accelerator_key
 from gke_accel.simulate.trace import TraceJob
-from gke_accel.workloads._model import accelerator_key
 from gke_accel.workloads.nodes import pool_nodes
 
 HOUR = 3600.0

@@ -8,8 +8,8 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
-from gke_accel.cli.tables import render_table
 from gke_accel.simulate.metrics import Metrics
+from gke_accel.tables import render_table
 
 RESOURCE_NAMES = {"google.com/tpu": "TPU chips", "nvidia.com/gpu": "GPUs"}
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from gke_accel.cdk import GkeCluster, GpuNodePool, TpuSlicePool
+from gke_accel.cdk import GkeCluster
 from gke_accel.cdk._framework import Construct, GcsBackend, LocalBackend, TerraformOutput, TerraformStack
 from gke_accel.cdk._providers import GoogleProvider
+from gke_accel.cdk.accelerator_pools import PlannedPools
 from gke_accel.cdk.capacity import ComputeClasses
 from gke_accel.cdk.cluster_security import prevent_destroy
 from gke_accel.cdk.fences import PriorityFence
@@ -16,7 +17,7 @@ from gke_accel.cdk.restart import FastRestart
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.cluster.controllers import controller_placement
 from gke_accel.model.environment.deploy_needs import required_services
-from gke_accel.model.environment.ladders import ladders_of
+from gke_accel.model.environment.objects import cluster_objects
 from gke_accel.model.queues.install import jobset_reasons
 
 # Local state (backend type local) lives beside the synth output, never inside it, so regenerating or
@@ -37,13 +38,9 @@ class EnvironmentStack(TerraformStack):
             LocalBackend(self, path=f"../../../{LOCAL_STATE_DIR}/{spec.environment}.tfstate")
         # Bill API quota to the project: budgets and quota preferences need a quota project when
         # applied with user credentials.
+        project = spec.project_id
         GoogleProvider(
-            self,
-            "google",
-            project=spec.project_id,
-            region=spec.region,
-            user_project_override=True,
-            billing_project=spec.project_id,
+            self, "google", project=project, region=spec.region, user_project_override=True, billing_project=project
         )
         self.services = ProjectServices(self, "apis", project=spec.project_id, services=required_services(plan))
         self.cluster = GkeCluster(
@@ -59,19 +56,16 @@ class EnvironmentStack(TerraformStack):
             restart=spec.restart,
         )
         self.restart = FastRestart(self, "restart", plan=plan, labels=labels)
-        ladders = ladders_of(plan)
-        life = plan.lifecycle.pools if plan.lifecycle else {}
-        self.tpu_pools = [
-            TpuSlicePool(
-                self, f"tpu-{p.name}", cluster=self.cluster, spec=p, ladders=ladders, lifecycle=life.get(p.name)
-            )
-            for p in spec.tpu_pools
-        ]
-        self.gpu_pools = [
-            GpuNodePool(
-                self, f"gpu-{p.name}", cluster=self.cluster, spec=p, ladders=ladders, lifecycle=life.get(p.name)
-            )
-            for p in spec.gpu_pools
+        ladders = plan.ladders
+        # every in-cluster object, from the function `manifests` and `verify` use too; the platform's
+        # and the queues' objects are rendered by InClusterPlatform and QueueControllers from the same
+        # model functions (tests/synth/test_cluster_objects.py holds them to it)
+        objects = cluster_objects(plan)
+        # the plan's pools, as planned (ladders and lifecycle applied once, by the environment root):
+        # one construct per declared pool, ``tpu-<name>``/``gpu-<name>``, one node pool per slice
+        self.pools = [
+            PlannedPools(self, declared.construct_id, cluster=self.cluster, plans=plan.pools_of(declared))
+            for declared in plan.declared_pools
         ]
         self.platform = InClusterPlatform(self, "platform", plan=plan, cluster=self.cluster)
         queues = plan.queues
@@ -92,15 +86,23 @@ class EnvironmentStack(TerraformStack):
         )
         # the ladders' ComputeClasses, through the same Helm provider (QueueControllers holds it)
         self.compute_classes = (
-            ComputeClasses(self, "capacity", ladders=ladders, provider=self.queues.provider, cluster=self.cluster)
+            ComputeClasses(
+                self,
+                "capacity",
+                manifests=objects.compute_classes,
+                provider=self.queues.provider,
+                cluster=self.cluster,
+            )
             if ladders and self.queues is not None
             else None
         )
         # the fence is about Kueue's priority label: only where Kueue is installed
         kueue = self.queues is not None and self.queues.kueue is not None
-        self.fences = PriorityFence(self, "fences", plan=plan, queues=self.queues) if kueue and self.queues else None
+        self.fences = None
+        if kueue and self.queues:
+            self.fences = PriorityFence(self, "fences", manifests=objects.fence, queues=self.queues)
         if plan.prevent_destroy:  # production: the cluster (above), accelerator pools, checkpoint bucket
-            pools = [p.resource for group in (*self.tpu_pools, *self.gpu_pools) for p in group.pools]
+            pools = [p.resource for group in self.pools for p in group.pools]
             prevent_destroy([*pools, *([self.platform.bucket] if self.platform.bucket is not None else [])])
         self.observability = Observability(self, "observability", plan=plan, cluster=self.cluster)
         TerraformOutput(self, "cluster_name", value=self.cluster.name)

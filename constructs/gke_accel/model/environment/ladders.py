@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gke_accel.model.capacity.ladder import LadderPlan, apply_ladders
+from gke_accel.model.capacity.ladder import LadderPlan
 from gke_accel.model.capacity.rules import plan_ladders
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.environment.plan import EnvironmentPlan
@@ -27,15 +27,6 @@ def ladders_of_spec(
         min_master_version=spec.cluster.min_master_version,
         issues=issues,
     )
-
-
-def ladder_pools(
-    spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector
-) -> tuple[NodePoolPlan, ...]:
-    """Validate ``capacity:`` and return ``pools`` with the ladders' class labels and taints."""
-    if not spec.capacity:
-        return tuple(pools)
-    return apply_ladders(pools, ladders_of_spec(spec, pools, issues))
 
 
 def ladders_of(env: EnvironmentPlan) -> tuple[LadderPlan, ...]:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from gke_accel.catalog import Catalog, load_catalog
+from gke_accel.model.capacity.ladder import apply_ladders
 from gke_accel.model.cluster.plan import ClusterPlan, plan_cluster
 from gke_accel.model.core.errors import ConfigError, ConfigIssue, IssueCollector
 from gke_accel.model.core.limits import MAX_NODES_PER_CLUSTER, POOLS_MAX, POOLS_WARN
@@ -17,14 +18,14 @@ from gke_accel.model.core.props import normalized
 from gke_accel.model.core.show import show
 from gke_accel.model.core.versions import check_min_versions
 from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file, parse_config_text
-from gke_accel.model.environment.ladders import ladder_pools, ladders_of_spec
-from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, EnvironmentPlan
+from gke_accel.model.environment.ladders import ladders_of_spec
+from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, DeclaredPool, EnvironmentPlan
+from gke_accel.model.environment.pools import plan_declared_pool
 from gke_accel.model.environment.registry import check_all, plan_all
 from gke_accel.model.environment.spec import EnvironmentSpec
-from gke_accel.model.pools.gpu_pool import plan_gpu_pool
+from gke_accel.model.lifecycle_planner.hook import apply_lifecycle
 from gke_accel.model.pools.node_pool import NodePoolPlan
-from gke_accel.model.pools.tpu_pool import plan_tpu_pool
-from gke_accel.model.posture.hook import apply_lifecycle
+from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
 from gke_accel.model.queues.shares import team_shares
 from gke_accel.model.security.state import prefix_problem
 from gke_accel.model.teams.plan import plan_teams, with_queues
@@ -104,34 +105,26 @@ def plan_environment(
     _check_environment(spec, issues)
     cluster = plan_cluster(spec.cluster, region=spec.region, issues=issues, catalog=catalog)
     pools: list[NodePoolPlan] = []
+    sources: list[DeclaredPool] = []  # which declared pool each derived pool comes from
     failed = 0  # pools with a mistake: left out of the cross-checks below, so no follow-on errors
-    for i, tpu in enumerate(spec.tpu_pools):
+    entries: list[tuple[Literal["tpu", "gpu"], str, TpuPoolSpec | GpuPoolSpec]]
+    entries = [("tpu", f"tpu_pools[{i}]", p) for i, p in enumerate(spec.tpu_pools)]
+    entries += [("gpu", f"gpu_pools[{i}]", p) for i, p in enumerate(spec.gpu_pools)]
+    for kind, path, pool_spec in entries:
         before = len(issues.issues)
-        pools += plan_tpu_pool(
-            tpu,
-            region=spec.region,
-            cluster_zones=cluster.node_zones,
-            path=f"tpu_pools[{i}]",
-            issues=issues,
-            catalog=catalog,
+        slices = plan_declared_pool(
+            pool_spec, region=spec.region, cluster_zones=cluster.node_zones, path=path, issues=issues, catalog=catalog
         )
-        failed += len(issues.issues) > before
-    for i, gpu in enumerate(spec.gpu_pools):
-        before = len(issues.issues)
-        pools += plan_gpu_pool(
-            gpu,
-            region=spec.region,
-            cluster_zones=cluster.node_zones,
-            path=f"gpu_pools[{i}]",
-            issues=issues,
-            catalog=catalog,
-        )
+        pools += slices
+        sources.append(DeclaredPool(kind, pool_spec.name, tuple(p.name for p in slices)))
         failed += len(issues.issues) > before
     # a pool with a field that did not parse is incomplete: no capacity cross-checks on its defaults
     failed += sum(1 for r in replaced if r.startswith(("tpu_pools", "gpu_pools")))
     _check_cluster_size(cluster, pools, issues)
-    if not failed:
-        pools = list(ladder_pools(spec, pools, issues))  # pools behind a rung: labelled for their ComputeClass
+    # the capacity ladders, planned once (their mistakes reported here); pools behind a rung get the
+    # label and taint of their ladder's ComputeClass
+    ladders = ladders_of_spec(spec, pools, issues) if spec.capacity and not failed else ()
+    pools = list(apply_ladders(pools, ladders))
     check_min_versions(spec.cluster.min_master_version, (t.generation for t in spec.tpu_pools), catalog, issues)
     warnings = check_all(spec, pools, issues, pools_complete=not failed)
     lifecycle, pools = apply_lifecycle(spec, pools, issues)
@@ -162,7 +155,7 @@ def plan_environment(
         catalog=catalog,
         pools=pools,
     )
-    planned = plan_all(spec, pools, teams, catalog)
+    planned = plan_all(spec, pools, teams, catalog, ladders)
     teams = with_queues(teams, team_shares(planned.queues), catalog)  # quotas follow the queue shares
     return EnvironmentPlan(
         spec=spec,
@@ -175,7 +168,8 @@ def plan_environment(
         alerts=planned.alerts,
         quotas=planned.quotas,
         lifecycle=lifecycle,
-        ladders=ladders_of_spec(spec, pools, IssueCollector()) if spec.capacity else (),
+        ladders=ladders,
+        declared_pools=tuple(sources),
     )
 
 

@@ -5,6 +5,7 @@ spec, the pools and the teams: ``registry.py``); the constructs, the CLI and the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from gke_accel.model.capacity.ladder import LadderPlan, flavor_ranks
 from gke_accel.model.cluster.plan import ClusterPlan
@@ -17,6 +18,20 @@ from gke_accel.model.queues.plan import QueuePlan
 from gke_accel.model.teams.plan import TeamPlan
 
 SYSTEM_POOL_NAME = "system"
+
+
+@dataclass(frozen=True)
+class DeclaredPool:
+    """One entry of ``tpu_pools:`` or ``gpu_pools:`` and the node pools derived from it (one per
+    multi-host slice, in order): what the stack renders under one construct, ``<kind>-<name>``."""
+
+    kind: Literal["tpu", "gpu"]
+    name: str
+    pools: tuple[str, ...]
+
+    @property
+    def construct_id(self) -> str:
+        return f"{self.kind}-{self.name}"
 
 
 @dataclass(frozen=True)
@@ -35,6 +50,7 @@ class EnvironmentPlan:
     quotas: QuotaPlan = field(default_factory=QuotaPlan)  # the accelerator quotas the pools need (observability)
     lifecycle: LifecyclePlan | None = None  # pool roles and upgrade posture: model/lifecycle/
     ladders: tuple[LadderPlan, ...] = ()  # the capacity ladders, in config order (model/capacity), planned once
+    declared_pools: tuple[DeclaredPool, ...] = ()  # config order, TPU then GPU: which spec each pool comes from
 
     @property
     def name(self) -> str:
@@ -43,6 +59,11 @@ class EnvironmentPlan:
     def team(self, name: str) -> TeamPlan | None:
         """The plan of the team called ``name``, or None."""
         return next((t for t in self.teams if t.name == name), None)
+
+    def pools_of(self, declared: DeclaredPool) -> tuple[NodePoolPlan, ...]:
+        """The final plans (ladders and lifecycle applied) of the pools derived from ``declared``."""
+        by_name = {p.name: p for p in self.pools}
+        return tuple(by_name[name] for name in declared.pools)
 
     @property
     def flavor_ranks(self) -> dict[str, int]:

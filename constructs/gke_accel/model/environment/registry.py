@@ -1,9 +1,10 @@
 """The capability registry: every capability the environment root checks and plans, each behind the
 same small interface (as Kueue registers its job integrations), in one list.
 
-A capability gets the environment's spec, the derived pools and the teams, never the environment's
-plan: the root (``load.py``) runs every ``check`` (all issues at once, in this order), then every
-``plan``, and keeps the results in ``EnvironmentPlan``. Each entry adapts the root's spec to its
+A capability gets the environment's spec, the derived pools, the teams and the capacity ladders
+(planned once by the root), never the environment's plan: the root (``load.py``) runs every
+``check`` (all issues at once, in this order), then every ``plan``, and keeps the results in
+``EnvironmentPlan``. Each entry adapts the root's spec to its
 capability's own functions, so the capability packages do not import this one
 (``tests/model/test_import_graph.py``).
 """
@@ -15,9 +16,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Protocol
 
 from gke_accel.catalog import Catalog, load_catalog
-from gke_accel.model.capacity.ladder import flavor_ranks
+from gke_accel.model.capacity.ladder import LadderPlan, flavor_ranks
 from gke_accel.model.core.errors import IssueCollector
-from gke_accel.model.environment.ladders import ladders_of_spec
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.observability.alerts import AlertPlan, alerts_for
 from gke_accel.model.observability.quotas import QuotaPlan, quotas_for
@@ -45,6 +45,17 @@ class Planned:
     quotas: QuotaPlan = field(default_factory=QuotaPlan)
 
 
+@dataclass(frozen=True)
+class Derived:
+    """What the root derived before the capabilities plan: the pools (ladders and lifecycle applied),
+    the teams, the capacity ladders (planned once) and the catalog."""
+
+    pools: Sequence[NodePoolPlan]
+    teams: Sequence[TeamPlan]
+    ladders: Sequence[LadderPlan]
+    catalog: Catalog
+
+
 class Capability(Protocol):
     name: str
 
@@ -55,10 +66,8 @@ class Capability(Protocol):
         ``pools_complete``: no pool had a mistake (cross-checks over all pools are meaningful)."""
         ...
 
-    def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
-    ) -> Planned:
-        """What the capability derives from a valid spec (``Planned()`` for nothing)."""
+    def plan(self, spec: EnvironmentSpec, derived: Derived) -> Planned:
+        """What the capability derives from a valid spec and what the root derived (``Planned()`` for nothing)."""
         ...
 
 
@@ -66,7 +75,14 @@ def site(spec: EnvironmentSpec) -> Site:
     return Site(spec.environment, spec.project_id, spec.region, spec.cluster.name, spec.cluster.location)
 
 
-class _Platform:
+class _NothingPlanned:
+    """A capability whose objects are rendered on demand from the spec and the teams."""
+
+    def plan(self, spec: EnvironmentSpec, derived: Derived) -> Planned:
+        return Planned()
+
+
+class _Platform(_NothingPlanned):
     name = "platform"  # teams, quotas, priority classes, checkpoints, driver installer
 
     def check(
@@ -76,13 +92,10 @@ class _Platform:
         controllers = {**controller_namespaces(), **platform_namespaces(load_catalog())}
         return tuple(check_platform(spec, pools, issues, controllers=controllers, pools_complete=pools_complete))
 
-    def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
-    ) -> Planned:
-        return Planned()  # its objects are the teams' and platform_manifests', rendered on demand
+    # plans nothing: its objects are the teams' and platform_manifests', rendered on demand
 
 
-class _Security:
+class _Security(_NothingPlanned):
     name = "security"
 
     def check(
@@ -92,11 +105,6 @@ class _Security:
             spec.cluster, production=spec.production, region=spec.region, backend_type=spec.backend.type, issues=issues
         )
         return ()
-
-    def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
-    ) -> Planned:
-        return Planned()
 
 
 class _Observability:
@@ -108,9 +116,8 @@ class _Observability:
         check_observability(spec.monitoring, spec.budget, quota_preferences=spec.quota_preferences, issues=issues)
         return ()
 
-    def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
-    ) -> Planned:
+    def plan(self, spec: EnvironmentSpec, derived: Derived) -> Planned:
+        pools = derived.pools
         return Planned(alerts=alerts_for(site(spec), spec.monitoring, pools), quotas=quotas_for(spec.region, pools))
 
 
@@ -123,15 +130,14 @@ class _Queues:
         check_queues(spec, spec.queues, pools, issues)
         return ()
 
-    def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
-    ) -> Planned:
-        ranks = flavor_ranks(ladders_of_spec(spec, pools, IssueCollector()))  # the capacity ladders' order
-        queues = plan_queues(spec.environment, [t.spec for t in teams], spec.queues, pools, catalog, ranks=ranks)
+    def plan(self, spec: EnvironmentSpec, derived: Derived) -> Planned:
+        ranks = flavor_ranks(derived.ladders)  # the capacity ladders' order
+        teams = [t.spec for t in derived.teams]
+        queues = plan_queues(spec.environment, teams, spec.queues, derived.pools, derived.catalog, ranks=ranks)
         return Planned(queues=queues)
 
 
-class _Storage:
+class _Storage(_NothingPlanned):
     name = "storage"  # checkpoint bucket options, fast restarts, model weights (model/storage)
 
     def check(
@@ -140,12 +146,7 @@ class _Storage:
         check_bucket_options(spec.platform.checkpoints, spec.region, issues)
         check_restart(spec, issues)
         check_weights(spec, issues)
-        return ()
-
-    def plan(
-        self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
-    ) -> Planned:
-        return Planned()  # its objects are rendered by the constructs and the workload tools
+        return ()  # plans nothing: its objects are rendered by the constructs and the workload tools
 
 
 CAPABILITIES: tuple[Capability, ...] = (_Platform(), _Security(), _Observability(), _Queues(), _Storage())
@@ -159,13 +160,18 @@ def check_all(
 
 
 def plan_all(
-    spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
+    spec: EnvironmentSpec,
+    pools: Sequence[NodePoolPlan],
+    teams: Sequence[TeamPlan],
+    catalog: Catalog,
+    ladders: Sequence[LadderPlan] = (),
 ) -> Planned:
     """Every capability's plan, merged (a field set by two capabilities is a programming error)."""
     merged, empty = Planned(), Planned()
     owner: dict[str, str] = {}
+    derived = Derived(pools=pools, teams=teams, ladders=ladders, catalog=catalog)
     for capability in CAPABILITIES:
-        part = capability.plan(spec, pools, teams, catalog)
+        part = capability.plan(spec, derived)
         changed = {
             f.name: getattr(part, f.name) for f in fields(Planned) if getattr(part, f.name) != getattr(empty, f.name)
         }

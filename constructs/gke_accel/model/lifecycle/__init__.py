@@ -1,2 +1,3 @@
-"""The lifecycle shapes: a pool's role and upgrade settings as configured (``spec.py``) and as planned
-(``plan.py``), and GKE's maintenance limits (``gke_facts.py``). Planned by ``model/posture/``."""
+"""The lifecycle vocabulary: a pool's role and upgrade settings as configured (``spec.py``) and as
+planned (``plan.py``), and GKE's maintenance limits (``gke_facts.py``); pool and cluster specs carry
+these shapes. Planned by ``model/lifecycle_planner/``."""

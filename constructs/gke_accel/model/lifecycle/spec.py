@@ -1,7 +1,7 @@
 """Config shapes of the lifecycle posture: a pool's role and upgrade settings, the environment's posture.
 
 Frozen dataclasses; ``gke_accel.model.core.parse`` builds them from YAML. What each role means:
-``model/lifecycle/posture.py`` and docs/lifecycle.md.
+``model/lifecycle_planner/posture.py`` and docs/lifecycle.md.
 """
 
 from __future__ import annotations

@@ -1,48 +1,31 @@
-"""The queue plan of a validated environment plan (the environment root also keeps it in
-``EnvironmentPlan.queues``)."""
+"""The queue plan of a validated environment plan: the one the environment root planned and keeps in
+``EnvironmentPlan.queues`` (lint, verify and the tests read it here; nothing plans it again)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Protocol
 
-from gke_accel.catalog import Catalog
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.queues.install import jobset_reasons
-from gke_accel.model.queues.plan import QueuePlan, plan_queues
-from gke_accel.model.queues.spec import QueuesSpec
-from gke_accel.model.teams.spec import TeamSpec
-
-
-class _Spec(Protocol):
-    @property
-    def teams(self) -> Sequence[TeamSpec]: ...
-
-    @property
-    def queues(self) -> QueuesSpec | None: ...
+from gke_accel.model.queues.plan import QueuePlan
 
 
 class QueuedPlan(Protocol):
     """What these functions read of an environment plan (``EnvironmentPlan`` has it)."""
 
     @property
-    def name(self) -> str: ...
-
-    @property
-    def spec(self) -> _Spec: ...
-
-    @property
     def pools(self) -> Sequence[NodePoolPlan]: ...
 
     @property
-    def flavor_ranks(self) -> Mapping[str, int]: ...  # flavor -> its rung in a capacity ladder
+    def queues(self) -> QueuePlan | None: ...
 
 
-def queue_plan_of(env: QueuedPlan, catalog: Catalog | None = None) -> QueuePlan | None:
+def queue_plan_of(env: QueuedPlan) -> QueuePlan | None:
     """None when the environment has no ``queues:``."""
-    return plan_queues(env.name, env.spec.teams, env.spec.queues, env.pools, catalog, ranks=dict(env.flavor_ranks))
+    return env.queues
 
 
-def jobset_reasons_of(env: QueuedPlan, catalog: Catalog | None = None) -> tuple[str, ...]:
+def jobset_reasons_of(env: QueuedPlan) -> tuple[str, ...]:
     """Why ``env`` installs JobSet (empty: it does not); see ``install.jobset_reasons``."""
-    return jobset_reasons(env.pools, queue_plan_of(env, catalog))
+    return jobset_reasons(env.pools, queue_plan_of(env))

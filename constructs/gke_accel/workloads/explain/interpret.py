@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
-from gke_accel.workloads._model import NODEPOOL_LABEL
+from gke_accel.workloads.explain._model import NODEPOOL_LABEL
 from gke_accel.workloads.lint.scheduling import selector_mismatch, tolerates
 from gke_accel.workloads.nodes import PoolNodes
 from gke_accel.workloads.quantity import parse_quantity, show

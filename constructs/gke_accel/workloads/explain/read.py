@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from gke_accel.workloads._model import KUEUE_API
+from gke_accel.workloads.explain._model import KUEUE_API
 from gke_accel.workloads.explain.interpret import Observed
 from gke_accel.workloads.verify.live import Connection, get, items
 

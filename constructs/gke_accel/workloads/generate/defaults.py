@@ -5,7 +5,7 @@ accelerator."""
 from __future__ import annotations
 
 from gke_accel.catalog import load_catalog
-from gke_accel.workloads._model import ConfigError, ConfigIssue, EnvironmentPlan, TeamSpec, accelerator_key
+from gke_accel.workloads.generate._model import ConfigError, ConfigIssue, EnvironmentPlan, TeamSpec, accelerator_key
 from gke_accel.workloads.nodes import PoolNodes
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_accel.workloads._model import NODEPOOL_LABEL
+from gke_accel.workloads.generate._model import NODEPOOL_LABEL
 
 Obj = dict[str, Any]
 JOBSET_API = "jobset.x-k8s.io/v1alpha2"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_accel.workloads._model import WORKLOAD_KSA, storage_fuse
+from gke_accel.workloads.generate._model import WORKLOAD_KSA, storage_fuse
 from gke_accel.workloads.nodes import PoolNodes
 
 GCSFUSE_DRIVER = "gcsfuse.csi.storage.gke.io"

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from gke_accel.catalog import load_catalog
-from gke_accel.workloads._model import (
+from gke_accel.workloads.generate import jobset as js
+from gke_accel.workloads.generate._model import (
     GCSFUSE_SIDECAR_CPU_MILLIS,
     GCSFUSE_SIDECAR_MEMORY_MIB,
     ConfigError,
@@ -21,7 +22,6 @@ from gke_accel.workloads._model import (
     pod_share,
     storage_fuse,
 )
-from gke_accel.workloads.generate import jobset as js
 from gke_accel.workloads.generate.defaults import check_share, default_priority
 from gke_accel.workloads.generate.disruption_budget import pod_disruption_budget
 from gke_accel.workloads.generate.pod import RUN_AS, pod_template

@@ -10,7 +10,7 @@ queue) run for at most 7 days, so a long-running Deployment there is cut off.
 
 from __future__ import annotations
 
-from gke_accel.workloads._model import EnvironmentPlan
+from gke_accel.workloads.lint._model import EnvironmentPlan
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.queues import QUEUE_LABEL
 from gke_accel.workloads.manifests import Workload, as_dict

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from gke_accel.workloads._model import GPU_RESOURCE, TPU_RESOURCE, EnvironmentPlan, platform_manifests
 from gke_accel.workloads.lint import jobs, slices, storage, team
+from gke_accel.workloads.lint._model import GPU_RESOURCE, TPU_RESOURCE, EnvironmentPlan, platform_manifests
 from gke_accel.workloads.lint.dws import dws_findings
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.ladder import ladder_findings

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_accel.workloads._model import TPU_TOPOLOGY_LABEL
+from gke_accel.workloads.lint._model import TPU_TOPOLOGY_LABEL
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.manifests import Obj, PodGroup, Workload
 from gke_accel.workloads.nodes import PoolNodes

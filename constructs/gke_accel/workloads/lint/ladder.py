@@ -5,8 +5,8 @@ ladder with a bare selector of the shape, nor pin one rung (Spot, a reservation,
 
 from __future__ import annotations
 
-from gke_accel.workloads._model import COMPUTE_CLASS_LABEL, EnvironmentPlan, ladders_of
 from gke_accel.workloads.ladder import RUNG_PINS, class_selector
+from gke_accel.workloads.lint._model import COMPUTE_CLASS_LABEL, EnvironmentPlan, ladders_of
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.manifests import PodGroup, as_dict
 from gke_accel.workloads.nodes import PoolNodes

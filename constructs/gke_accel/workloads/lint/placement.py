@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from gke_accel.workloads._model import GPU_RESOURCE, TPU_RESOURCE
+from gke_accel.workloads.lint._model import GPU_RESOURCE, TPU_RESOURCE
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.scheduling import PoolCheck, check_pool, toleration_yaml
 from gke_accel.workloads.manifests import Obj, as_dict

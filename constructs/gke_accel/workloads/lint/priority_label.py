@@ -5,7 +5,7 @@ policy refuses the workload otherwise. Which classes a team may use is the ``pri
 
 from __future__ import annotations
 
-from gke_accel.workloads._model import PRIORITY_LABEL, EnvironmentPlan, uses_kueue
+from gke_accel.workloads.lint._model import PRIORITY_LABEL, EnvironmentPlan, uses_kueue
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.manifests import Workload
 

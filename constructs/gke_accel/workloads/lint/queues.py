@@ -4,7 +4,7 @@ model's queue contract (``gke_accel.model.queues``)."""
 
 from __future__ import annotations
 
-from gke_accel.workloads._model import (
+from gke_accel.workloads.lint._model import (
     DEFAULT_LOCAL_QUEUE_NAME,
     FENCE_POLICY,
     QUEUE_LABEL,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 
-from gke_accel.workloads._model import GPU_RESOURCE, TPU_RESOURCE
+from gke_accel.workloads.lint._model import GPU_RESOURCE, TPU_RESOURCE
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.manifests import Obj, as_dict, containers, init_containers
 from gke_accel.workloads.quantity import quantity_problem

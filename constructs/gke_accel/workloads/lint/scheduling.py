@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from gke_accel.workloads._model import COMPUTE_CLASS_LABEL, NodeTaint
+from gke_accel.workloads.lint._model import COMPUTE_CLASS_LABEL, NodeTaint
 from gke_accel.workloads.manifests import Obj, as_dict, as_list, containers, init_containers
 from gke_accel.workloads.nodes import PoolNodes
 from gke_accel.workloads.quantity import parse_quantity

@@ -14,7 +14,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from gke_accel.workloads._model import GPU_RESOURCE, NODEPOOL_LABEL
+from gke_accel.workloads.lint._model import GPU_RESOURCE, NODEPOOL_LABEL
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.scheduling import required_terms
 from gke_accel.workloads.manifests import PodGroup, Workload, as_dict, containers

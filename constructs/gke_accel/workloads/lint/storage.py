@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from gke_accel.workloads._model import (
+from gke_accel.workloads.lint._model import (
     GCSFUSE_SIDECAR_CPU_MILLIS,
     GCSFUSE_SIDECAR_MEMORY_MIB,
     EnvironmentPlan,

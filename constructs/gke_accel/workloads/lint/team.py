@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from gke_accel.catalog import load_catalog
-from gke_accel.workloads._model import (
+from gke_accel.workloads.lint._model import (
     GPU_RESOURCE,
     TPU_RESOURCE,
     EnvironmentPlan,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from gke_accel.workloads._model import TPU_ACCELERATOR_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL
+from gke_accel.workloads.lint._model import TPU_ACCELERATOR_LABEL, TPU_RESOURCE, TPU_TOPOLOGY_LABEL
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.scheduling import required_terms
 from gke_accel.workloads.manifests import PodGroup, as_dict

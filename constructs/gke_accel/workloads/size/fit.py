@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass
 
 from gke_accel.catalog import Catalog, TpuGeneration, load_catalog
-from gke_accel.workloads._model import (
+from gke_accel.workloads.size._model import (
     POOL_LABEL,
     EnvironmentPlan,
     GpuPoolSpec,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from gke_accel.catalog.sizing import SizingFacts, load_sizing
-from gke_accel.workloads._model import ConfigError, ConfigIssue
+from gke_accel.workloads.size._model import ConfigError, ConfigIssue
 
 Task = Literal["train", "finetune", "serve"]
 TASKS: tuple[Task, ...] = ("train", "finetune", "serve")

@@ -6,17 +6,10 @@ installs are ready on the system pool (``controllers``)."""
 
 from __future__ import annotations
 
-from gke_accel.workloads._model import (
-    NODEPOOL_LABEL,
-    EnvironmentPlan,
-    platform_manifests,
-    priority_fence,
-    queue_manifests,
-    queue_plan_of,
-)
 from gke_accel.workloads.lint.scheduling import selector_mismatch
 from gke_accel.workloads.nodes import PoolNodes, pool_nodes
 from gke_accel.workloads.quantity import parse_quantity
+from gke_accel.workloads.verify._model import NODEPOOL_LABEL, EnvironmentPlan, cluster_objects
 from gke_accel.workloads.verify.compare import object_drift
 from gke_accel.workloads.verify.controllers import controller_rows
 from gke_accel.workloads.verify.state import CheckRow, ClusterState, Obj, Status, VerifyReport
@@ -110,11 +103,11 @@ def _driver(plan: EnvironmentPlan, state: ClusterState, manifests: list[Obj]) ->
 
 
 def expected_objects(plan: EnvironmentPlan) -> list[Obj]:
-    """Every object the environment creates: the platform's, the priority fence and, with Kueue, the
-    queue objects (at the API version the stack writes, ``model.queues.manifests.API``)."""
-    queues = queue_plan_of(plan)
-    kueue = queue_manifests(queues, plan.spec.platform.priority_classes) if queues else []
-    return platform_manifests(plan) + priority_fence(plan) + kueue
+    """Every object the environment creates in its cluster (``model.environment.objects``, what the
+    stack installs and ``gke-accel manifests`` writes): the platform's, the priority fence, the
+    capacity ladders' ComputeClasses and, with Kueue, the queue objects (at the API version the
+    stack writes, ``model.queues.manifests.API``)."""
+    return cluster_objects(plan).all()
 
 
 def _objects(state: ClusterState, manifests: list[Obj]) -> list[CheckRow]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from gke_accel.workloads._model import EnvironmentPlan
+from gke_accel.workloads.verify._model import EnvironmentPlan
 from gke_accel.workloads.verify.state import CheckRow
 
 GKE_CONTEXT = re.compile(r"^gke_(?P<project>[^_]+)_(?P<location>[^_]+)_(?P<cluster>.+)$")

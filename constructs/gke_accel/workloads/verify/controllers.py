@@ -7,7 +7,7 @@ jobset charts/jobset/templates/manager/manager.yaml)."""
 
 from __future__ import annotations
 
-from gke_accel.workloads._model import JOBSET, KUEUE, NODEPOOL_LABEL, EnvironmentPlan, uses_kueue
+from gke_accel.workloads.verify._model import JOBSET, KUEUE, NODEPOOL_LABEL, EnvironmentPlan, uses_kueue
 from gke_accel.workloads.verify.state import CheckRow, ClusterState, Obj
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from gke_accel.workloads._model import MAX_KUBECONFIG_BYTES, ConfigError, parse_yaml, read_text
+from gke_accel.workloads.verify._model import MAX_KUBECONFIG_BYTES, ConfigError, parse_yaml, read_text
 from gke_accel.workloads.verify.compare import list_path
 from gke_accel.workloads.verify.http import MAX_PAGES, PAGE_SIZE, CannotCheck, get_json, json_type, ssl_context
 from gke_accel.workloads.verify.state import ClusterState, Obj

@@ -7,11 +7,11 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from gke_accel.workloads._model import EnvironmentPlan, accelerator_key
 from gke_accel.workloads.generate.pod import pod_template
 from gke_accel.workloads.lint.queues import QUEUE_LABEL, team_queue
 from gke_accel.workloads.lint.team import teams_by_namespace
 from gke_accel.workloads.nodes import PoolNodes, pool_nodes
+from gke_accel.workloads.verify._model import EnvironmentPlan, accelerator_key
 from gke_accel.workloads.verify.check import CheckRow
 
 SMOKE_IMAGE = "registry.k8s.io/pause:3.10"

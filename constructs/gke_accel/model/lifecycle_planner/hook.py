@@ -7,10 +7,10 @@ from dataclasses import replace
 
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.lifecycle.plan import LifecyclePlan
+from gke_accel.model.lifecycle_planner.config import LifecycleConfig
+from gke_accel.model.lifecycle_planner.posture import plan_lifecycle
+from gke_accel.model.lifecycle_planner.rules import check_lifecycle
 from gke_accel.model.pools.node_pool import NodePoolPlan
-from gke_accel.model.posture.config import LifecycleConfig
-from gke_accel.model.posture.posture import plan_lifecycle
-from gke_accel.model.posture.rules import check_lifecycle
 
 
 def apply_lifecycle(

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 
 from gke_accel.model.lifecycle.plan import DerivedExclusion, LifecyclePlan, PoolLifecyclePlan
+from gke_accel.model.lifecycle_planner.config import LifecycleConfig
+from gke_accel.model.lifecycle_planner.roles import derive_role
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
-from gke_accel.model.posture.config import LifecycleConfig
-from gke_accel.model.posture.roles import derive_role
 
 TRAINING_EXCLUSION = "gke-accel-training"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from gke_accel.model.lifecycle.plan import RoleSource
 from gke_accel.model.lifecycle.spec import PoolRole
+from gke_accel.model.lifecycle_planner.config import LifecycleConfig
 from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
-from gke_accel.model.posture.config import LifecycleConfig
 
 # When teams of several kinds share a pool, the most protective role wins.
 _PRECEDENCE: tuple[PoolRole, ...] = ("training", "inference", "batch")

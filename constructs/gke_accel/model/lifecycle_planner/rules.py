@@ -10,8 +10,8 @@ from gke_accel.model.cluster.maintenance import parse_rfc3339
 from gke_accel.model.core.errors import IssueCollector
 from gke_accel.model.lifecycle import gke_facts as f
 from gke_accel.model.lifecycle.plan import LifecyclePlan
+from gke_accel.model.lifecycle_planner.config import LifecycleConfig
 from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
-from gke_accel.model.posture.config import LifecycleConfig
 
 _SCOPED = ("NO_MINOR_UPGRADES", "NO_MINOR_OR_NODE_UPGRADES")
 
