@@ -85,13 +85,14 @@ def test_the_summary_line_counts_valid_stacks_with_the_builds_used() -> None:
     tool = load_tool()
     builds = {"google": ("8.0.0", "m@v"), "kubernetes": ("3.2.1", "k@v")}
     records = [
-        {"stack": "dev", "valid": True, "providers": ["google", "kubernetes"], "helm_left_out": 0},
-        {"stack": "prod", "valid": False, "providers": ["google", "helm", "kubernetes"], "helm_left_out": 3},
+        {"stack": "dev", "valid": True, "providers": ["google", "helm", "kubernetes"], "helm_releases": 4},
+        {"stack": "prod", "valid": False, "providers": ["google", "helm", "kubernetes"], "helm_releases": 1},
     ]
     summary = tool.summarize(records, builds)
     assert summary["line"] == (
         "terraform: 1/2 stacks valid (google 8.0.0, helm not built, kubernetes 3.2.1); "
-        "3 helm resources left out (helm provider not built)"
+        "4 helm releases validated and planned"
     )
-    assert (summary["stacks"], summary["valid"], summary["providers"]["helm"]) == (2, 1, None)
-    assert tool.summarize([], builds)["line"] == "terraform: 0/0 stacks valid ()"
+    assert (summary["stacks"], summary["valid"], summary["helm_releases"], summary["providers"]["helm"]) == (
+        2, 1, 4, None)  # fmt: skip
+    assert tool.summarize([], builds)["line"] == "terraform: 0/0 stacks valid (); 0 helm releases validated and planned"
