@@ -12,6 +12,10 @@ For each cdktf.out/stacks/<env>/cdk.tf.json, in a scratch copy (cdktf.out is lef
   - terraform plan -refresh=false offline, with a placeholder access token (and placeholder values
     for input variables without a default, e.g. the PagerDuty key). A stack that reads a
     data source needing the cloud API (data.google_project) cannot plan offline and says so.
+    The helm provider locates every release's chart at plan time (it pulls an OCI chart from its
+    registry); for the plan only, a release of a pinned OCI chart (Kueue, JobSet) reads the same chart
+    from its Go module at the pinned tag instead (`charts/<chart>`, as tests/charts.py and the e2e tier
+    do; the projects package their OCI charts from there), and the output says which.
 Exit 0 all valid and planned, 1 any error or warning or failed plan, 2 usage.
 
 Every resource is validated and planned, the `helm_release`s (Kueue, JobSet, the queue chart, the
@@ -113,15 +117,59 @@ def validate(stack: Path, tf, env):
     return result, time.monotonic() - t0
 
 
+def oci_chart_modules():
+    """{OCI repository: Go module} of the charts the stacks pin (gke_accel.model.queues.install)."""
+    sys.path.insert(0, str(HERE.parents[1] / "constructs"))
+    from gke_accel.model.queues.install import JOBSET, KUEUE
+
+    return {r.repository: r.go_module for r in (KUEUE, JOBSET)}
+
+
+def module_charts(doc, modules=None, download=None):
+    """Point every helm_release of a known OCI repository at ``charts/<chart>`` of its Go module at
+    ``v<version>`` (in place); returns one line per release changed. An OCI chart of no known module
+    raises ValueError (it cannot be planned offline)."""
+    modules = oci_chart_modules() if modules is None else modules
+    download = download or _module_dir
+    lines = []
+    for name, body in sorted(doc.get("resource", {}).get("helm_release", {}).items()):
+        repository = body.get("repository", "")
+        if not repository.startswith("oci://"):
+            continue
+        if repository not in modules:
+            raise ValueError(f"helm_release.{name}: no Go module known for {repository} (oci_chart_modules)")
+        source = f"{modules[repository]}@v{body['version']}"
+        body["chart"] = str(download(source) / "charts" / body["chart"])
+        del body["repository"]
+        lines.append(f"helm_release.{name}: chart {repository}/{Path(body['chart']).name} read from {source}")
+    return lines
+
+
+def _module_dir(source):
+    out = subprocess.run(["go", "mod", "download", "-json", source], capture_output=True, text=True, cwd="/")
+    try:
+        return Path(json.loads(out.stdout)["Dir"])
+    except (json.JSONDecodeError, KeyError):
+        raise ValueError(f"go mod download {source} failed: {(out.stdout + out.stderr).strip()[-500:]}") from None
+
+
 def offline_plan(stack: Path, tf, env):
     """`terraform plan -refresh=false` of a scratch copy (local backend), fully offline: a placeholder
-    access token satisfies the google provider's credential lookup; nothing is refreshed or applied.
-    (None, reason) when a data source needs the cloud API."""
+    access token satisfies the google provider's credential lookup; nothing is refreshed or applied;
+    the pinned OCI charts come from their Go modules (module_charts). (None, reason) when a data source
+    needs the cloud API."""
     doc = json.loads((stack / "cdk.tf.json").read_text())
     data = doc.get("data", {})
     online = [f"data.{kind} ({why})" for kind, why in ONLINE_DATA_SOURCES.items() if kind in data]
     if online:
         return None, "SKIPPED: " + "; ".join(online)
+    try:
+        charts = module_charts(doc)
+    except ValueError as exc:
+        return False, str(exc)
+    for line in charts:
+        print(f"    offline plan: {line}")
+    (stack / "cdk.tf.json").write_text(json.dumps(doc, indent=2))
     plan_env = dict(env, GOOGLE_OAUTH_ACCESS_TOKEN="offline-plan-placeholder")
     # Input variables without a default (secrets such as a PagerDuty key) get a placeholder value.
     for name, variable in doc.get("variable", {}).items():
