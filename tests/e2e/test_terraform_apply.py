@@ -54,6 +54,7 @@ CONFIG = ROOT / "config"
 COMPUTECLASS_CRD = ROOT / "tests" / "fixtures" / "capacity" / "computeclass-crd.yaml"  # GKE ships the real one
 ENVS = ("dev", "staging", "prod")
 POOL_LABEL = "cloud.google.com/gke-nodepool"
+HELM_OWNER = "app.kubernetes.io/managed-by"  # Helm sets it to "Helm" on every object it installs
 
 
 @pytest.fixture(scope="module")
@@ -109,8 +110,13 @@ def contained(declared: Any, stored: Any, where: str = "") -> list[str]:
     if isinstance(declared, list):
         if not isinstance(stored, list) or len(stored) != len(declared):
             return [f"{where}: stored {stored!r}, declared {declared!r}"]
+        if all(isinstance(v, str) for v in declared):  # a set of names (RBAC verbs, resources: the kubernetes
+            same = sorted(declared) == sorted(map(str, stored))  # provider sends them in its own order)
+            return [] if same else [f"{where}: stored {stored!r}, declared {declared!r}"]
         pairs = enumerate(zip(declared, stored, strict=True))
         return [m for i, (d, s) in pairs for m in contained(d, s, f"{where}[{i}]")]
+    if isinstance(declared, int) and not isinstance(declared, bool) and isinstance(stored, str):
+        return [] if str(declared) == stored else [f"{where}: stored {stored!r}, declared {declared!r}"]  # a quantity
     return [] if declared == stored else [f"{where}: stored {stored!r}, declared {declared!r}"]
 
 
@@ -176,18 +182,26 @@ def test_the_stacks_in_cluster_half_applies_with_terraform_and_the_next_plan_is_
                     for body in named.values():
                         meta = body["metadata"][0] if isinstance(body["metadata"], list) else body["metadata"]
                         created.add((kind_of(resource_type), meta.get("namespace") or "", meta["name"]))
-            for name in set(releases) - set(PINNED):  # the generated charts: the objects Helm sent
-                created |= {key(o) for o in yaml.safe_load_all(records[name][0]["manifest"]) if o}
-            assert {key(o) for o in declared} == created
-            problems = []
+            helm_installed = {key(o) for n in set(releases) - set(PINNED)  # the generated charts: what Helm sent
+                              for o in yaml.safe_load_all(records[n][0]["manifest"]) if o}  # fmt: skip
+            assert {key(o) for o in declared} == created | helm_installed
+            problems, owners = [], set()
             for obj in declared:
                 kind, namespace, name = key(obj)
                 group, _, version = obj["apiVersion"].rpartition("/")
                 resource = f"{kind.lower()}.{version}.{group}" if group else kind.lower()  # at the declared version
                 stored = cluster.get(resource, name, namespace or None)
-                problems += [f"{kind} {namespace}/{name}{m}" for m in contained(
-                    {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}, stored)]  # fmt: skip
+                want = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}
+                if key(obj) in helm_installed and HELM_OWNER in want["metadata"].get("labels", {}):
+                    # Helm labels what it installs with itself as the owner, whatever the chart says (below)
+                    want = json.loads(json.dumps(want))
+                    del want["metadata"]["labels"][HELM_OWNER]
+                    owners.add(stored["metadata"]["labels"].get(HELM_OWNER))
+                problems += [f"{kind} {namespace}/{name}{m}" for m in contained(want, stored)]
             assert problems == [], "\n".join(problems)
+            # `gke-accel manifests` labels these app.kubernetes.io/managed-by=gke-accel; installed through a
+            # generated chart, the server holds Helm's value (docs/e2e.md: a difference to know, not a failure)
+            assert owners <= {"Helm"}, owners
 
             # the API server reaches each controller through its release's Service (server-side dry runs call
             # webhooks): Kueue's job webhook suspends a Job of a team namespace that names only its queue,
