@@ -120,35 +120,46 @@ def contained(declared: Any, stored: Any, where: str = "") -> list[str]:
     return [] if declared == stored else [f"{where}: stored {stored!r}, declared {declared!r}"]
 
 
-@pytest.mark.parametrize("env", ENVS)
-def test_the_stacks_in_cluster_half_applies_with_terraform_and_the_next_plan_is_empty(
-    env: str, terraform_ready: None, shipped_stacks: Path, tmp_path: Path
-) -> None:
-    t0 = time.monotonic()
+@contextlib.contextmanager
+def prepared(env: str, shipped_stacks: Path, tmp_path: Path) -> Iterator[Any]:
+    """A control plane for ``env`` (Services on loopback, scheduler, kwok, a node of every accelerator pool),
+    the stack's in-cluster half written for it and ``terraform init`` done; yields (cluster, terraform,
+    stack, configuration, report, the system pool's nodes, not yet created)."""
     stack = json.loads((shipped_stacks / env / "cdk.tf.json").read_text())
     plan = load_environment(CONFIG / f"{env}.yaml")
     releases = {b["name"]: b for b in stack["resource"].get("helm_release", {}).values()}
     assert releases, f"{env} installs no helm release"
     charts = {name: chart_source(PINNED[name]) for name in releases if name in PINNED}
     nodes = environment_nodes(plan, per_pool=1)
-    system_pool = plan.cluster.system_pool.name
-    system = [n for n in nodes if n["metadata"]["labels"].get(POOL_LABEL) == system_pool]
-    assert system, f"no system-pool node for {system_pool}"
+    system = [n for n in nodes if n["metadata"]["labels"].get(POOL_LABEL) == plan.cluster.system_pool.name]
+    assert system, f"no system-pool node for {plan.cluster.system_pool.name}"
     cidr = f"127.{random.randint(64, 250)}.0.0/16"  # Services' ClusterIPs on loopback (release_controllers.py)
     with LocalCluster.start(tmp_path / "k8s", controllers=WORKLOAD_CONTROLLERS, service_cidr=cidr) as cluster:
         cluster.start_scheduler()
         cluster.start_kwok()
         cluster.create_nodes([n for n in nodes if n not in system])
-        if any(r["name"] == "gke-accel-capacity" for r in releases.values()):
+        if "gke-accel-capacity" in releases:  # on GKE the ComputeClass CRD is built in
             cluster.kubectl("apply", "--server-side", "-f", str(COMPUTECLASS_CRD))
             wait_established(cluster, yaml.safe_load(COMPUTECLASS_CRD.read_text())["metadata"]["name"])
         config, report = local_stack().in_cluster_part(stack, cluster.kubeconfig, PROVIDER_VERSIONS, charts)
-        work = tmp_path / "tf"
-        local_stack().write(shipped_stacks / env, work, config)
-        count = sum(len(v) for v in config["resource"].values())
-        tf = Terraform(work)
+        local_stack().write(shipped_stacks / env, tmp_path / "tf", config)
+        tf = Terraform(tmp_path / "tf")
         init = tf.run("init", "-input=false")
         assert init.returncode == 0, init.stdout + init.stderr
+        yield cluster, tf, stack, config, report, system
+
+
+@pytest.mark.parametrize("env", ENVS)
+def test_the_stacks_in_cluster_half_applies_with_terraform_and_the_next_plan_is_empty(
+    env: str, terraform_ready: None, shipped_stacks: Path, tmp_path: Path
+) -> None:
+    t0 = time.monotonic()
+    with prepared(env, shipped_stacks, tmp_path) as (cluster, tf, stack, config, report, system):
+        plan = load_environment(CONFIG / f"{env}.yaml")
+        system_pool = plan.cluster.system_pool.name
+        releases = {b["name"]: b for b in stack["resource"]["helm_release"].values()}
+        count = sum(len(v) for v in config["resource"].values())
+        work = tf.workdir
         t_apply = time.monotonic()
         log = work / "apply.log"
         with background(tf, log, "apply", "-auto-approve", "-input=false") as apply, contextlib.ExitStack() as running:
@@ -231,3 +242,22 @@ def test_the_stacks_in_cluster_half_applies_with_terraform_and_the_next_plan_is_
             print(f"\n{env}: {count} resources ({len(releases)} helm releases) applied in {applied:.1f} s "
                   f"(controllers ready after {ready:.1f} s), plan {time.monotonic() - t_plan:.1f} s, "
                   f"test {time.monotonic() - t0:.1f} s; stack pins {report['pinned']}, run with {report['built']}")
+
+
+def test_without_kueue_answering_its_webhooks_the_queue_release_fails_and_is_rolled_back(
+    terraform_ready: None, shipped_stacks: Path, tmp_path: Path
+) -> None:
+    """The rejected case: dev's apply with the system pool's nodes there from the start and no controller
+    run, so the releases' pods turn Ready (kwok) while nothing answers the Kueue Service. The queue chart's
+    objects are refused by Kueue's webhooks (failurePolicy Fail), the atomic release is rolled back and the
+    apply fails: the webhooks the test above passes are really on the path."""
+    with prepared("dev", shipped_stacks, tmp_path) as (cluster, tf, _, _, _, system):
+        cluster.create_nodes(system)
+        apply = tf.run("apply", "-auto-approve", "-input=false")
+        out = apply.stdout + apply.stderr
+        assert apply.returncode != 0, out[-3000:]
+        assert 'failed calling webhook' in out and "kueue-webhook-service.kueue-system.svc" in out, out[-3000:]
+        assert "helm_release.queues" in out, out[-3000:]
+        records = helm_records(cluster)
+        assert records["kueue"][0]["labels"]["status"] == "deployed"
+        assert all(r["labels"]["status"] != "deployed" for r in records.get("gke-accel-queues", []))
