@@ -131,14 +131,19 @@ def run_release_controller(
     namespace: str,
     state: Path,
     timeout: float = 300.0,
-    check: Callable[[], object] = lambda: None,
+    check: Callable[[], None] = lambda: None,
 ) -> Iterator[ControllerProcess]:
     """Wait for the release's objects, start its controller out of cluster as described above, return once
     the controller's own /readyz answers (certificates written, CA injected, webhook server serving: what
     the Deployment's readiness probe checks on GKE). Stopped by PID when the block ends. ``check`` is
     called while waiting and may raise (the apply that installs the release has ended)."""
-    deployment = cluster.wait_for(lambda: check() or _release_objects_ready(cluster, run, namespace), timeout=timeout,
+    def objects() -> dict[str, Any] | None:
+        check()
+        return _release_objects_ready(cluster, run, namespace)
+
+    deployment = cluster.wait_for(objects, timeout=timeout,
                                   what=f"the {run.release} release's Deployment, Service and webhooks")  # fmt: skip
+    assert deployment is not None  # wait_for returns only a truthy value
     pod = deployment["spec"]["template"]["spec"]
     [container] = [c for c in pod["containers"] if c["name"] in ("manager", "controller")]
     args = list(container.get("args", []))
@@ -197,11 +202,21 @@ def run_release_controller(
     controller = ControllerProcess(proc, log, cluster)
     controller.name, controller.binary = run.release, str(binary)
     mirror = SecretMirror(cluster, namespace, secret_name, certs)
+
+    def written() -> bool:
+        controller.check_alive()
+        return mirror.sync()
+
+    def ready() -> bool:
+        check()
+        controller.check_alive()
+        return _ready(health)
+
     try:
-        cluster.wait_for(lambda: controller.check_alive() or mirror.sync(), timeout=timeout,
+        cluster.wait_for(written, timeout=timeout,
                          what=f"the {run.release} controller to write its webhook Secret {secret_name}")  # fmt: skip
         mirror.start()
-        cluster.wait_for(lambda: check() or controller.check_alive() or _ready(health), timeout=timeout, interval=0.3,
+        cluster.wait_for(ready, timeout=timeout, interval=0.3,
                          what=f"the {run.release} controller's /readyz")  # fmt: skip
     except BaseException as exc:
         mirror.stop()

@@ -220,7 +220,8 @@ def test_the_stacks_in_cluster_half_applies_with_terraform_and_the_next_plan_is_
             if "kueue" in releases:
                 selector = kueue_configuration_of(releases["kueue"])["managedJobsNamespaceSelector"]
                 team = selector["matchExpressions"][0]["values"][0]  # a namespace Kueue manages
-                probe = {**SUSPEND_PROBE, "metadata": {**SUSPEND_PROBE["metadata"], "namespace": team}}
+                probe = json.loads(json.dumps(SUSPEND_PROBE))
+                probe["metadata"]["namespace"] = team
                 job = json.loads(cluster.kubectl("create", "--dry-run=server", "-o", "json", "-f", "-",
                                                  stdin=json.dumps(probe)).stdout)  # fmt: skip
                 assert job["spec"].get("suspend") is True, job["spec"]
