@@ -24,7 +24,6 @@ PROVIDER_VERSIONS = {
     "kubernetes": os.environ.get("E2E_KUBERNETES_PROVIDER_VERSION", "3.2.1"),
     "helm": os.environ.get("E2E_HELM_PROVIDER_VERSION", "3.2.0"),
 }
-PROVIDER_VERSION = PROVIDER_VERSIONS["kubernetes"]
 CACHE = Path(os.environ.get("GKE_ACCEL_CACHE", str(Path.home() / ".cache" / "gke-accel")))
 MIRROR = CACHE / "terraform-mirror"
 REPO = Path(__file__).resolve().parents[2]
