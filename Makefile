@@ -122,8 +122,8 @@ lint: setup
 	$(BIN)/mypy
 
 # Every synthesized stack validated (0 errors, 0 warnings) and planned offline with the real providers,
-# built from their Go modules into ~/.cache/gke-accel/terraform-mirror (google 8.0.0, kubernetes 3.2.1:
-# what the proxy serves; reused once built). Where Go is missing or the proxy refuses a module, SKIPPED
+# its helm releases included, built from their Go modules into ~/.cache/gke-accel/terraform-mirror
+# (google 8.0.0, kubernetes 3.2.1, helm 3.2.0: what the proxy serves; reused once built). Where Go is missing or the proxy refuses a module, SKIPPED
 # (exit 0) on a developer's machine and FAILED in CI (CI=true or GKE_ACCEL_E2E_REQUIRED=1): CI never
 # passes having validated nothing.
 validate-terraform: synth

@@ -1,30 +1,47 @@
-"""The ``kubernetes_*`` part of a synthesized stack as a stand-alone Terraform configuration that
-targets a local cluster: the provider reads the cluster's kubeconfig, state is local, and the provider
-comes only from the filesystem mirror that tools/terraform/build_providers.sh fills (offline).
+"""The in-cluster half of a synthesized stack (every ``kubernetes_*`` resource and every ``helm_release``) as
+a stand-alone Terraform configuration that targets a local cluster (tools/terraform/local_stack.py):
+both providers read the cluster's kubeconfig, state is local, the pinned Kueue and JobSet charts are read
+from their Go modules (tests/charts.py), and the providers come only from the filesystem mirror that
+tools/terraform/build_providers.sh fills (offline).
 
-The kubernetes provider pinned by the stacks (2.38.0) cannot be built here (the Go module proxy
-serves a 3.x pseudo-version only), so the configuration pins ``PROVIDER_VERSION`` instead.
+The providers the tier runs are the builds the Go module proxy serves, not always the stacks' pins:
+kubernetes 3.2.1 (the cdktn stacks pin 3.2.1; the cdktf ones 2.38.0, which the proxy refuses) and helm
+3.2.0 (the stacks pin what their bindings were generated for; the proxy serves no tagged 3.x release,
+only a main-branch commit after 3.2.0). docs/e2e.md has the table.
 """
 
 from __future__ import annotations
 
-import json
+import importlib.util
 import os
-import re
 import shlex
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
-PROVIDER_VERSION = os.environ.get("E2E_KUBERNETES_PROVIDER_VERSION", "3.2.1")
+PROVIDER_VERSIONS = {
+    "kubernetes": os.environ.get("E2E_KUBERNETES_PROVIDER_VERSION", "3.2.1"),
+    "helm": os.environ.get("E2E_HELM_PROVIDER_VERSION", "3.2.0"),
+}
 CACHE = Path(os.environ.get("GKE_ACCEL_CACHE", str(Path.home() / ".cache" / "gke-accel")))
 MIRROR = CACHE / "terraform-mirror"
 REPO = Path(__file__).resolve().parents[2]
 
 
-def provider_binary() -> Path | None:
-    found = sorted(MIRROR.glob(f"registry.terraform.io/hashicorp/kubernetes/{PROVIDER_VERSION}/*/terraform-provider-*"))
+def local_stack() -> ModuleType:
+    """tools/terraform/local_stack.py (a script, loaded by path)."""
+    spec = importlib.util.spec_from_file_location("local_stack", REPO / "tools" / "terraform" / "local_stack.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def provider_binary(name: str = "kubernetes") -> Path | None:
+    version = PROVIDER_VERSIONS[name]
+    found = sorted(MIRROR.glob(f"registry.terraform.io/hashicorp/{name}/{version}/*/terraform-provider-*"))
+    found = [f for f in found if not f.name.endswith(".source")]
     return found[0] if found else None
 
 
@@ -34,35 +51,9 @@ def terraform_command() -> list[str] | None:
     return cmd if shutil.which(cmd[0]) else None
 
 
-def kubernetes_part(stack: dict[str, Any], kubeconfig: Path) -> dict[str, Any]:
-    """Only the ``kubernetes_*`` resources of ``stack``, with every kubernetes provider block
-    (aliases kept) replaced by one that uses ``kubeconfig``. Raises ValueError if a kubernetes resource
-    refers to anything outside the kubernetes part (it could not be applied on its own)."""
-    resources = {t: dict(body) for t, body in stack.get("resource", {}).items() if t.startswith("kubernetes_")}
-    for refs in re.findall(r"\$\{([^}]*)\}", json.dumps(resources)):
-        if not refs.startswith("kubernetes_"):
-            raise ValueError(f"a kubernetes resource refers to {refs!r}, outside the kubernetes part")
-    for by_name in resources.values():
-        for body in by_name.values():
-            deps = [d for d in body.get("depends_on", []) if "kubernetes_" in d]
-            if len(deps) != len(body.get("depends_on", [])):
-                raise ValueError(f"depends_on outside the kubernetes part: {body['depends_on']}")
-    providers = [
-        {"config_path": str(kubeconfig), **({"alias": p["alias"]} if "alias" in p else {})}
-        for p in stack.get("provider", {}).get("kubernetes", [])
-    ]
-    return {
-        "terraform": {
-            "required_providers": {"kubernetes": {"source": "hashicorp/kubernetes", "version": PROVIDER_VERSION}}
-        },
-        "provider": {"kubernetes": providers},
-        "resource": resources,
-    }
-
-
 class Terraform:
-    """Runs terraform in ``workdir`` with a CLI config that installs hashicorp/kubernetes only from
-    the local mirror (no registry access)."""
+    """Runs terraform in ``workdir`` with a CLI config that installs hashicorp/kubernetes and hashicorp/helm
+    only from the local mirror (no registry access)."""
 
     def __init__(self, workdir: Path) -> None:
         cmd = terraform_command()
@@ -73,7 +64,8 @@ class Terraform:
         rc.write_text(
             "provider_installation {\n"
             f'  filesystem_mirror {{\n    path = "{MIRROR}"\n'
-            '    include = ["registry.terraform.io/hashicorp/kubernetes"]\n  }\n}\n'
+            '    include = ["registry.terraform.io/hashicorp/kubernetes", "registry.terraform.io/hashicorp/helm"]\n'
+            "  }\n}\n"
         )
         self.env = {
             **os.environ,
@@ -83,7 +75,18 @@ class Terraform:
             "TF_DATA_DIR": str(workdir / ".terraform"),
         }
 
+    def argv(self, *args: str) -> list[str]:
+        return [*self.cmd, *args, "-no-color"]
+
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [*self.cmd, *args, "-no-color"], cwd=self.workdir, env=self.env, capture_output=True, text=True, check=False
+            self.argv(*args), cwd=self.workdir, env=self.env, capture_output=True, text=True, check=False
         )
+
+    def start(self, *args: str, log: Path) -> subprocess.Popen[bytes]:
+        """``terraform <args>`` in the background, its output in ``log`` (stop it by PID)."""
+        with log.open("wb") as out:
+            return subprocess.Popen(
+                self.argv(*args), cwd=self.workdir, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, start_new_session=True,
+            )  # fmt: skip

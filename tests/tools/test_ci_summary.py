@@ -37,8 +37,10 @@ GOOGLE_API = "google-api: 130 values at 21 fields of 6 stacks valid in google.go
 def reports(tmp_path: Path, e2e_skipped: int = 0, e2e_tests: int = 71) -> Path:
     junit(tmp_path / "unit.xml", 1110, skipped=2)
     junit(tmp_path / "e2e.xml", e2e_tests, skipped=e2e_skipped)
-    line = "terraform: 3/3 stacks valid (google 8.0.0, helm 3.0.2, kubernetes 3.2.1)"
-    (tmp_path / "terraform.json").write_text(json.dumps({"line": line, "stacks": 3, "valid": 3}))
+    line = "terraform: 3/3 stacks valid (google 8.0.0, helm 3.2.0, kubernetes 3.2.1); "
+    line += "9 helm releases validated and planned"
+    summary = {"line": line, "stacks": 3, "valid": 3, "helm_releases": 9}
+    (tmp_path / "terraform.json").write_text(json.dumps(summary))
     (tmp_path / "times.tsv").write_text("unit\t71\t0\nlint\t40\t0\ne2e\t212\t0\nterraform\t95\t0\n")
     (tmp_path / "google-api.json").write_text(json.dumps({"line": GOOGLE_API}))
     return tmp_path
@@ -52,7 +54,8 @@ def test_a_green_run_prints_one_line_per_tier(tmp_path: Path, capsys: pytest.Cap
         "lint: ok (40 s)",
         "e2e: 71 passed, 0 failed, 0 skipped (212 s)",
         f"  {GOOGLE_API}",
-        "terraform: 3/3 stacks valid (google 8.0.0, helm 3.0.2, kubernetes 3.2.1) (95 s)",
+        "terraform: 3/3 stacks valid (google 8.0.0, helm 3.2.0, kubernetes 3.2.1); 9 helm releases validated and "
+        "planned (95 s)",
         "total: 418 s",
     ]
 
@@ -71,7 +74,7 @@ def test_a_tier_that_ran_no_tests_fails_the_run(tmp_path: Path, capsys: pytest.C
 
 def test_a_failed_tier_and_a_missing_report_fail_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     reports(tmp_path)
-    summary = {"line": "terraform: 2/3 stacks valid", "stacks": 3, "valid": 2}
+    summary = {"line": "terraform: 2/3 stacks valid", "stacks": 3, "valid": 2, "helm_releases": 4}
     (tmp_path / "terraform.json").write_text(json.dumps(summary))
     (tmp_path / "times.tsv").write_text("unit\t71\t0\npy313\t9\t0\nlint\t30\t1\nterraform\t95\t2\n")
     assert load_tool().main([str(tmp_path)]) == 1
@@ -85,3 +88,15 @@ def test_an_e2e_tier_without_the_google_api_report_fails(tmp_path: Path, capsys:
     (reports(tmp_path) / "google-api.json").unlink()
     assert load_tool().main([str(tmp_path)]) == 1
     assert "CI FAILED: e2e: no google-api.json" in capsys.readouterr().err
+
+
+def test_a_terraform_summary_that_does_not_count_helm_releases_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """validate_stacks.py once validated stacks without their helm releases (the helm provider was not
+    built); a summary in that shape must not pass CI."""
+    reports(tmp_path)
+    line = "terraform: 3/3 stacks valid (google 8.0.0, kubernetes 3.2.1); 9 helm resources left out"
+    (tmp_path / "terraform.json").write_text(json.dumps({"line": line, "stacks": 3, "valid": 3, "helm_left_out": 9}))
+    assert load_tool().main([str(tmp_path)]) == 1
+    assert "CI FAILED: terraform: the summary does not count the helm releases validated" in capsys.readouterr().err

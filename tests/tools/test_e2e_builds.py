@@ -50,10 +50,11 @@ def run(root: Path, *, go: bool = True, ci: bool = False) -> subprocess.Complete
 def test_every_step_runs_and_says_so(tmp_path: Path) -> None:
     proc = run(project(tmp_path, {}))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for name in (*STEPS.values(), "google-provider", "jobset"):
+    for name in (*STEPS.values(), "google-provider", "jobset", "helm-provider"):
         assert f"e2e build: {name} ok (" in proc.stdout
     assert "tools/terraform/build_providers.sh --only google: building" in proc.stdout
     assert "tools/kueue/build.sh jobset: building" in proc.stdout
+    assert "tools/terraform/build_providers.sh --only helm: building" in proc.stdout
 
 
 def test_a_failed_build_fails_with_its_exit_code_and_stops(tmp_path: Path) -> None:

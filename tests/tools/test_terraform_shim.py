@@ -44,13 +44,15 @@ def test_validate_stacks_reports_valid_and_invalid_stacks(tmp_path: Path) -> Non
     assert "Reference to undeclared input variable" in proc.stdout
 
 
-def test_a_stack_whose_helm_provider_cannot_be_installed_is_validated_without_its_helm_resources(
+def test_a_stack_whose_helm_provider_cannot_be_installed_fails_instead_of_dropping_its_releases(
     tmp_path: Path,
 ) -> None:
+    """validate_stacks.py once validated such a stack again without its helm resources, which is how a
+    helm provider block that could never connect (code review R1) went unvalidated; now it fails."""
     stack = tmp_path / "stacks" / "queues"
     stack.mkdir(parents=True)
     doc = {
-        # a source no registry or mirror has: init fails as it does where the helm provider cannot be built
+        # a source no registry or mirror has: init fails as it does where the helm provider is not built
         "terraform": {"required_providers": {"helm": {"source": "example.invalid/acme/helm", "version": "3.1.1"}}},
         "provider": {"helm": [{}]},
         "resource": {
@@ -60,7 +62,9 @@ def test_a_stack_whose_helm_provider_cannot_be_installed_is_validated_without_it
         "output": {"hello": {"value": "world"}},
     }
     (stack / "cdk.tf.json").write_text(json.dumps(doc))
-    env = {**os.environ, "TERRAFORM": f"{sys.executable} {SHIM}", "GKE_ACCEL_CACHE": str(tmp_path / "cache")}
+    summary = tmp_path / "summary.json"
+    env = {**os.environ, "TERRAFORM": f"{sys.executable} {SHIM}", "GKE_ACCEL_CACHE": str(tmp_path / "cache"),
+           "GKE_ACCEL_VALIDATE_SUMMARY": str(summary)}  # fmt: skip
     proc = subprocess.run(
         [sys.executable, str(ROOT / "tools" / "terraform" / "validate_stacks.py"), str(tmp_path)],
         capture_output=True,
@@ -68,6 +72,8 @@ def test_a_stack_whose_helm_provider_cannot_be_installed_is_validated_without_it
         env=env,
         check=False,
     )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "validating it without its 1 helm resources" in proc.stdout
-    assert "queues               valid" in proc.stdout  # the copy (depends_on on helm dropped) is valid
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "queues               INIT-FAILED" in proc.stdout
+    assert not (tmp_path / "without-helm").exists()
+    facts = json.loads(summary.read_text())
+    assert (facts["valid"], facts["helm_releases"], facts["records"][0]["helm_releases"]) == (0, 0, 1)

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -85,13 +87,47 @@ def test_the_summary_line_counts_valid_stacks_with_the_builds_used() -> None:
     tool = load_tool()
     builds = {"google": ("8.0.0", "m@v"), "kubernetes": ("3.2.1", "k@v")}
     records = [
-        {"stack": "dev", "valid": True, "providers": ["google", "kubernetes"], "helm_left_out": 0},
-        {"stack": "prod", "valid": False, "providers": ["google", "helm", "kubernetes"], "helm_left_out": 3},
+        {"stack": "dev", "valid": True, "providers": ["google", "helm", "kubernetes"], "helm_releases": 4},
+        {"stack": "prod", "valid": False, "providers": ["google", "helm", "kubernetes"], "helm_releases": 1},
     ]
     summary = tool.summarize(records, builds)
     assert summary["line"] == (
         "terraform: 1/2 stacks valid (google 8.0.0, helm not built, kubernetes 3.2.1); "
-        "3 helm resources left out (helm provider not built)"
+        "4 helm releases validated and planned"
     )
-    assert (summary["stacks"], summary["valid"], summary["providers"]["helm"]) == (2, 1, None)
-    assert tool.summarize([], builds)["line"] == "terraform: 0/0 stacks valid ()"
+    assert (summary["stacks"], summary["valid"], summary["helm_releases"], summary["providers"]["helm"]) == (
+        2, 1, 4, None)  # fmt: skip
+    assert tool.summarize([], builds)["line"] == "terraform: 0/0 stacks valid (); 0 helm releases validated and planned"
+
+
+def test_the_offline_plan_reads_pinned_oci_charts_from_their_go_modules(tmp_path: Path) -> None:
+    """The helm provider pulls a release's OCI chart when it plans; offline, the pinned Kueue chart is read
+    from the Go module the project packages it from, and an OCI chart of no known module is refused."""
+    tool = load_tool()
+    doc = {"resource": {"helm_release": {
+        "kueue": {"name": "kueue", "repository": "oci://registry.k8s.io/kueue/charts", "chart": "kueue",
+                  "version": "0.17.0"},
+        "queues": {"name": "gke-accel-queues", "chart": "assets/queues-chart/AB12"},
+    }}}  # fmt: skip
+    asked = []
+
+    def download(source: str) -> Path:
+        asked.append(source)
+        return tmp_path / "mod"
+
+    modules = {"oci://registry.k8s.io/kueue/charts": "sigs.k8s.io/kueue"}
+    lines = tool.module_charts(doc, modules, download)
+    assert asked == ["sigs.k8s.io/kueue@v0.17.0"]
+    kueue = doc["resource"]["helm_release"]["kueue"]
+    assert kueue["chart"] == str(tmp_path / "mod" / "charts" / "kueue") and "repository" not in kueue
+    assert kueue["version"] == "0.17.0"
+    assert doc["resource"]["helm_release"]["queues"]["chart"] == "assets/queues-chart/AB12"
+    assert lines == [
+        "helm_release.kueue: chart oci://registry.k8s.io/kueue/charts/kueue read from sigs.k8s.io/kueue@v0.17.0"
+    ]
+    other = {"resource": {"helm_release": {"x": {"repository": "oci://example.com/c", "chart": "x", "version": "1"}}}}
+    with pytest.raises(ValueError, match=r"no Go module known for oci://example\.com/c"):
+        tool.module_charts(other, modules, download)
+    # the product's pins are what the tool knows
+    assert tool.oci_chart_modules() == {"oci://registry.k8s.io/kueue/charts": "sigs.k8s.io/kueue",
+                                        "oci://registry.k8s.io/jobset/charts": "sigs.k8s.io/jobset"}  # fmt: skip

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # e2e_builds.sh - build (or reuse from ~/.cache/gke-accel) everything the e2e tier runs, one visible
-# step at a time: the Kubernetes components, the terraform command, the kubernetes provider, GKE's
-# discovery documents and the google provider (tests/google_api), the Kueue and JobSet controllers
-# and the helm CLI. Each step streams its output and ends with one line:
+# step at a time: the Kubernetes components, the terraform command, the kubernetes and helm providers,
+# GKE's discovery documents and the google provider (tests/google_api), the Kueue and JobSet
+# controllers and the helm CLI. Each step streams its output and ends with one line:
 #   e2e build: <step> ok (<seconds> s)        or        e2e build: <step> FAILED (exit N): <command>
 # The first failed step ends the script with its exit code (make e2e stops there).
 # Without Go (or when the proxy refuses a module, exit 3 of a step): on a developer's machine the step
@@ -45,6 +45,8 @@ step kubernetes tools/k8s/build.sh
 step terraform-command tools/terraform/install_terraform_shim.sh "$VENV"
 step kubernetes-provider env KUBERNETES_VERSION=3.2.1 KUBERNETES_MODULE_VERSION=v1.13.4-0.20260821094251-3a33fb6cc605 \
   tools/terraform/build_providers.sh --only kubernetes
+step helm-provider env HELM_PROVIDER_VERSION=3.2.0 HELM_PROVIDER_MODULE_VERSION=v1.3.3-0.20260629194918-a4f1c1d8b008 \
+  tools/terraform/build_providers.sh --only helm
 # tests/google_api: GKE's discovery documents and the google provider's schema (the terraform tier
 # validates with the same build, so CI builds it once)
 step google-api tools/google_api/discovery.sh

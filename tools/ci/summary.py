@@ -9,9 +9,12 @@ REPORTS_DIR holds ``<tier>.xml`` (pytest ``--junitxml``), ``terraform.json``
     unit: 1108 passed, 0 failed, 2 skipped (71 s)
     e2e: 71 passed, 0 failed, 0 skipped (212 s)
       google-api: 130 values at 21 fields of 6 stacks valid in google.golang.org/api@v0.316.0 (...); ...
-    terraform: 3/3 stacks valid (google 8.0.0, helm 3.0.2, kubernetes 3.2.1) (95 s)
+    terraform: 3/3 stacks valid (google 8.0.0, helm 3.2.0, kubernetes 3.2.1); 9 helm releases validated and
+    planned (95 s)      (one line)
 
-Exit 1 when a tier failed, ran no tests, has no report, or (the e2e tier) skipped anything; else 0.
+Exit 1 when a tier failed, ran no tests, has no report, or (the e2e tier) skipped anything, or when the
+terraform summary does not count the helm releases it validated (validate_stacks.py validates them with
+the helm provider; an older summary that left them out fails); else 0.
 """
 
 from __future__ import annotations
@@ -77,6 +80,8 @@ def tier_line(tier: str, reports: Path, seconds: int, rc: int) -> tuple[str, lis
         summary = json.loads(terraform.read_text())
         if summary["stacks"] == 0 or summary["valid"] < summary["stacks"]:
             problems.append(f"{tier}: {summary['valid']}/{summary['stacks']} stacks valid")
+        if "helm_releases" not in summary:
+            problems.append(f"{tier}: the summary does not count the helm releases validated (left out?)")
         return f"{summary['line']} {took}", problems
     if tier in NO_REPORT:
         return f"{tier}: {'ok' if rc == 0 else 'FAILED'} {took}", problems

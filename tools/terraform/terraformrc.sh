@@ -3,11 +3,10 @@
 #
 #   export TF_CLI_CONFIG_FILE="$(tools/terraform/terraformrc.sh)"
 #
-# If build_providers.sh has filled the mirror with both hashicorp/google and
-# hashicorp/kubernetes, those two are installed ONLY from the mirror (offline;
-# the mirror's versions must satisfy the stack's version pins) and everything
-# else comes from the registry. Without the mirror the file just sets a shared
-# plugin cache and Terraform installs from the registry as usual.
+# The hashicorp providers build_providers.sh has put in the mirror (google, kubernetes, helm) are
+# installed ONLY from the mirror (offline; the mirror's versions must satisfy the stack's version pins)
+# and everything else comes from the registry. With google and kubernetes not both built, the file just
+# sets a shared plugin cache and Terraform installs from the registry as usual.
 set -euo pipefail
 CACHE="${GKE_ACCEL_CACHE:-$HOME/.cache/gke-accel}"
 MIRROR="$CACHE/terraform-mirror"
@@ -27,14 +26,16 @@ have() {  # any executable build of provider $1 for this platform in the mirror?
   echo "# written by tools/terraform/terraformrc.sh"
   echo "plugin_cache_dir = \"$PLUGIN_CACHE\""
   if have google && have kubernetes; then
+    built='"registry.terraform.io/hashicorp/google", "registry.terraform.io/hashicorp/kubernetes"'
+    if have helm; then built+=', "registry.terraform.io/hashicorp/helm"'; fi
     cat <<HCL
 provider_installation {
   filesystem_mirror {
     path    = "$MIRROR"
-    include = ["registry.terraform.io/hashicorp/google", "registry.terraform.io/hashicorp/kubernetes"]
+    include = [$built]
   }
   direct {
-    exclude = ["registry.terraform.io/hashicorp/google", "registry.terraform.io/hashicorp/kubernetes"]
+    exclude = [$built]
   }
 }
 HCL

@@ -12,14 +12,19 @@ For each cdktf.out/stacks/<env>/cdk.tf.json, in a scratch copy (cdktf.out is lef
   - terraform plan -refresh=false offline, with a placeholder access token (and placeholder values
     for input variables without a default, e.g. the PagerDuty key). A stack that reads a
     data source needing the cloud API (data.google_project) cannot plan offline and says so.
+    The helm provider locates every release's chart at plan time (it pulls an OCI chart from its
+    registry); for the plan only, a release of a pinned OCI chart (Kueue, JobSet) reads the same chart
+    from its Go module at the pinned tag instead (`charts/<chart>`, as tests/charts.py and the e2e tier
+    do; the projects package their OCI charts from there), and the output says which.
 Exit 0 all valid and planned, 1 any error or warning or failed plan, 2 usage.
 
-The helm provider (Kueue, JobSet and the queue chart, docs/queues.md) cannot be built from the Go
-module proxy. When `terraform init` of a stack with helm resources fails, the stack is validated
-again as a copy without them (`cdktf.out/without-helm/<env>/`), and the output says so.
+Every resource is validated and planned, the `helm_release`s (Kueue, JobSet, the queue chart, the
+fences, the ComputeClasses; docs/queues.md) with the helm provider built from its Go module like the
+others: nothing is left out. A stack whose init fails (a provider missing from the mirror) fails.
 
-The last line sums it up: `terraform: 3/3 stacks valid (google 8.0.0, kubernetes 3.2.1, helm 3.0.2)`;
-with GKE_ACCEL_VALIDATE_SUMMARY=<file> the same facts are written there as JSON (.ci/run reads it).
+The last line sums it up: `terraform: 3/3 stacks valid (google 8.0.0, helm 3.2.0, kubernetes 3.2.1);
+9 helm releases validated and planned`; with GKE_ACCEL_VALIDATE_SUMMARY=<file> the same facts are
+written there as JSON (.ci/run reads it; `helm_releases` counts the releases of the valid stacks).
 
 Env: TERRAFORM  terraform command (default `terraform`; may hold arguments,
                 e.g. "python tools/terraform/terraform_shim.py").
@@ -112,41 +117,59 @@ def validate(stack: Path, tf, env):
     return result, time.monotonic() - t0
 
 
-def without_helm(stack: Path):
-    """A copy of the stack without its helm provider and helm_* resources (and the count removed),
-    or None if it has none."""
-    doc = json.loads((stack / "cdk.tf.json").read_text())
-    resources = doc.get("resource", {})
-    helm = {t: resources.pop(t) for t in [t for t in resources if t.startswith("helm_")]}
-    if not helm and "helm" not in doc.get("provider", {}):
-        return None
-    doc.get("provider", {}).pop("helm", None)
-    doc.get("terraform", {}).get("required_providers", {}).pop("helm", None)
-    gone = {f"{t}.{n}" for t, named in helm.items() for n in named}
-    for named in resources.values():
-        for body in named.values():
-            if "depends_on" in body:
-                body["depends_on"] = [d for d in body["depends_on"] if d not in gone]
-    for key in ("provider", "resource"):  # Terraform refuses empty blocks
-        if key in doc and not doc[key]:
-            del doc[key]
-    if not doc.get("terraform", {}).get("required_providers", True):
-        del doc["terraform"]["required_providers"]
-    copy = stack.parent.parent / "without-helm" / stack.name
-    copy.mkdir(parents=True, exist_ok=True)
-    (copy / "cdk.tf.json").write_text(json.dumps(doc, indent=2))
-    return copy, len(gone)
+def oci_chart_modules():
+    """{OCI repository: Go module} of the charts the stacks pin (gke_accel.model.queues.install)."""
+    sys.path.insert(0, str(HERE.parents[1] / "constructs"))
+    from gke_accel.model.queues.install import JOBSET, KUEUE
+
+    return {r.repository: r.go_module for r in (KUEUE, JOBSET)}
+
+
+def module_charts(doc, modules=None, download=None):
+    """Point every helm_release of a known OCI repository at ``charts/<chart>`` of its Go module at
+    ``v<version>`` (in place); returns one line per release changed. An OCI chart of no known module
+    raises ValueError (it cannot be planned offline)."""
+    modules = oci_chart_modules() if modules is None else modules
+    download = download or _module_dir
+    lines = []
+    for name, body in sorted(doc.get("resource", {}).get("helm_release", {}).items()):
+        repository = body.get("repository", "")
+        if not repository.startswith("oci://"):
+            continue
+        if repository not in modules:
+            raise ValueError(f"helm_release.{name}: no Go module known for {repository} (oci_chart_modules)")
+        source = f"{modules[repository]}@v{body['version']}"
+        body["chart"] = str(download(source) / "charts" / body["chart"])
+        del body["repository"]
+        lines.append(f"helm_release.{name}: chart {repository}/{Path(body['chart']).name} read from {source}")
+    return lines
+
+
+def _module_dir(source):
+    out = subprocess.run(["go", "mod", "download", "-json", source], capture_output=True, text=True, cwd="/")
+    try:
+        return Path(json.loads(out.stdout)["Dir"])
+    except (json.JSONDecodeError, KeyError):
+        raise ValueError(f"go mod download {source} failed: {(out.stdout + out.stderr).strip()[-500:]}") from None
 
 
 def offline_plan(stack: Path, tf, env):
     """`terraform plan -refresh=false` of a scratch copy (local backend), fully offline: a placeholder
-    access token satisfies the google provider's credential lookup; nothing is refreshed or applied.
-    (None, reason) when a data source needs the cloud API."""
+    access token satisfies the google provider's credential lookup; nothing is refreshed or applied;
+    the pinned OCI charts come from their Go modules (module_charts). (None, reason) when a data source
+    needs the cloud API."""
     doc = json.loads((stack / "cdk.tf.json").read_text())
     data = doc.get("data", {})
     online = [f"data.{kind} ({why})" for kind, why in ONLINE_DATA_SOURCES.items() if kind in data]
     if online:
         return None, "SKIPPED: " + "; ".join(online)
+    try:
+        charts = module_charts(doc)
+    except ValueError as exc:
+        return False, str(exc)
+    for line in charts:
+        print(f"    offline plan: {line}")
+    (stack / "cdk.tf.json").write_text(json.dumps(doc, indent=2))
     plan_env = dict(env, GOOGLE_OAUTH_ACCESS_TOKEN="offline-plan-placeholder")
     # Input variables without a default (secrets such as a PagerDuty key) get a placeholder value.
     for name, variable in doc.get("variable", {}).items():
@@ -192,15 +215,14 @@ def main() -> int:
 
 def summarize(records, builds):
     """One line (and its facts) for every stack validated: how many are valid, with which builds, and
-    how many helm resources were left out where the helm provider is missing."""
+    how many helm releases were validated and planned with them."""
     valid = sum(1 for r in records if r["valid"])
-    left_out = sum(r["helm_left_out"] for r in records)
+    helm = sum(r["helm_releases"] for r in records if r["valid"])
     providers = sorted({p for r in records for p in r["providers"]})
     used = [f"{p} {builds[p][0]}" if p in builds else f"{p} not built" for p in providers]
-    line = f"terraform: {valid}/{len(records)} stacks valid ({', '.join(used)})"
-    if left_out:
-        line += f"; {left_out} helm resources left out (helm provider not built)"
-    return {"line": line, "stacks": len(records), "valid": valid, "helm_left_out": left_out,
+    line = f"terraform: {valid}/{len(records)} stacks valid ({', '.join(used)}); {helm} helm releases validated"
+    line += " and planned"
+    return {"line": line, "stacks": len(records), "valid": valid, "helm_releases": helm,
             "providers": {p: builds[p][0] if p in builds else None for p in providers}, "records": records}
 
 
@@ -213,16 +235,13 @@ def check_all(stacks, scratch_root: Path, builds, tf, env, records=None) -> bool
         versions = scratch_copy(original, stack, builds)
         providers = sorted(json.loads((stack / "cdk.tf.json").read_text()).get("terraform", {})
                            .get("required_providers", {}))  # fmt: skip
+        doc = json.loads((stack / "cdk.tf.json").read_text())
+        releases = len(doc.get("resource", {}).get("helm_release", {}))
         res, secs = validate(stack, tf, env)
-        stripped = without_helm(stack) if res.get("init_failed") else None
-        if stripped is not None:
-            print(f"{stack.name:<20} init failed (helm provider unavailable?); validating it without its "
-                  f"{stripped[1]} helm resources")
-            stack = stripped[0]
-            res, secs = validate(stack, tf, env)
         errs, warns = res.get("error_count", 0), res.get("warning_count", 0)
         status = "INIT-FAILED" if res.get("init_failed") else ("valid" if res.get("valid") else "INVALID")
-        print(f"{stack.name:<20} {status:<11} errors={errs} warnings={warns} {secs:6.1f}s")
+        print(f"{stack.name:<20} {status:<11} errors={errs} warnings={warns} {secs:6.1f}s "
+              f"({releases} helm releases)")
         if res.get("output"):
             print("    " + res["output"].replace("\n", "\n    "))
         for line in versions:
@@ -238,7 +257,7 @@ def check_all(stacks, scratch_root: Path, builds, tf, env, records=None) -> bool
         failed |= bad
         if records is not None:
             records.append({"stack": original.name, "valid": not bad, "providers": providers,
-                            "helm_left_out": stripped[1] if stripped is not None else 0})
+                            "helm_releases": releases})
     return failed
 
 

@@ -83,10 +83,18 @@ class LocalCluster(KubectlClient):
         timeout: float = 90.0,
         *,
         detached: bool = False,
+        service_cidr: str | None = None,
     ) -> LocalCluster:
         """Start etcd, kube-apiserver and kube-controller-manager; return once /readyz is ok and the
         ``default`` ServiceAccount exists. On any failure everything started is stopped and the logs'
-        tails are in the exception."""
+        tails are in the exception.
+
+        ``service_cidr`` (e.g. ``127.77.0.0/16``): Services get ClusterIPs from that range, and the API
+        server calls a Service-based webhook, conversion webhook or APIService at the Service's
+        ClusterIP:port (``--enable-aggregator-routing=false``; by default it picks an address of the
+        Service's Endpoints, and Endpoints may not hold loopback addresses). With a loopback range, a
+        controller run on the host and listening on its Service's ClusterIP:port answers the API server
+        as the release's pod would behind kube-proxy (tests/e2e/release_controllers.py)."""
         if bins is None:
             bins, reason = find_binaries()
             if bins is None:
@@ -97,7 +105,7 @@ class LocalCluster(KubectlClient):
         if not detached:
             atexit.register(cluster.stop)
         try:
-            cluster._boot(controllers, timeout)
+            cluster._boot(controllers, timeout, service_cidr)
         except KeyboardInterrupt:  # Ctrl-C stays Ctrl-C (the CLI says so in one line, exit 130)
             cluster.stop()
             raise
@@ -107,7 +115,7 @@ class LocalCluster(KubectlClient):
             raise RuntimeError(f"local cluster failed to start: {exc}\n{logs}") from exc
         return cluster
 
-    def _boot(self, controllers: Sequence[str], timeout: float) -> None:
+    def _boot(self, controllers: Sequence[str], timeout: float, service_cidr: str | None = None) -> None:
         t0 = time.monotonic()
         pki = self.state_dir / "pki"
         make_pki(pki)
@@ -129,8 +137,9 @@ class LocalCluster(KubectlClient):
             "--authorization-mode=RBAC", "--allow-privileged=true", f"--enable-admission-plugins={ADMISSION_PLUGINS}",
             # it taints every new Node not-ready; without a node-lifecycle controller nothing removes it
             "--disable-admission-plugins=TaintNodesByCondition",
-            "--endpoint-reconciler-type=none", "--enable-aggregator-routing=true",
-            "--service-cluster-ip-range=10.96.0.0/16", "--profiling=false", "--v=1",
+            "--endpoint-reconciler-type=none",
+            "--enable-aggregator-routing=" + ("true" if service_cidr is None else "false"),
+            f"--service-cluster-ip-range={service_cidr or '10.96.0.0/16'}", "--profiling=false", "--v=1",
         ])  # fmt: skip
         self.kubeconfig.write_text(yaml.safe_dump(kubeconfig_dict(self.server, pki)))
         self._wait_ready(timeout)
