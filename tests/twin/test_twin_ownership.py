@@ -2,7 +2,7 @@
 folder's lock; ``twin down`` stops the twin's processes found by what they are (a twin program running
 with a command line that names the folder) even when ``twin.json`` is gone or hostile; a hostile state
 file is one line; Ctrl-C during ``twin up`` is exit 130 and one line. Processes here are real (a Python
-sleep running under a twin program's name, see fakes.py); tests/e2e/test_twin_ownership.py does the
+sleep running under a twin program's name, see fakes.py); tests/e2e/test_twin_ownership_on_server.py does the
 same with the real etcd and kube-apiserver."""
 
 from __future__ import annotations
