@@ -53,7 +53,6 @@ from gke_accel.model.queues.names import (
 )
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.model.queues.plan import QueuePlan, TeamQueue
-from gke_accel.model.queues.topology import slice_annotations
 from gke_accel.model.storage import fuse as storage_fuse
 from gke_accel.model.storage import restart as storage_restart
 from gke_accel.model.storage import weights as storage_weights
@@ -111,7 +110,6 @@ __all__ = [
     "queue_manifests",
     "queue_plan_of",
     "quota_key",
-    "slice_annotations",
     "storage_fuse",
     "storage_restart",
     "storage_weights",

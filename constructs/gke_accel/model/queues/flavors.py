@@ -24,7 +24,6 @@ from gke_accel.model.pools.node_shape import (
     node_shape,
 )
 from gke_accel.model.pools.shape_name import shape_name, short_name
-from gke_accel.model.queues.topology import TOPOLOGY_NAME, uses_slice_topology
 
 # How the nodes are obtained, from the label GKE puts on them (absent: on-demand or a reservation).
 _PROVISIONING = (
@@ -48,7 +47,6 @@ class Flavor:
     provisioning: str  # on-demand, spot, queued or flex-start
     rank: int | None = None  # position of its rung in a capacity ladder (model/capacity), if any
     max_run_seconds: int | None = None  # queued provisioning: the pools' max_run_duration_seconds
-    topology: str | None = None  # the Kueue Topology it names (model/queues/topology.py): whole TPU slices
 
 
 def _provisioning(shape: NodeShape) -> str:
@@ -89,7 +87,6 @@ def plan_flavors(pools: Sequence[NodePoolPlan]) -> tuple[Flavor, ...]:
                 chips_max=sum(advertised_bounds(p)[1] for p in members),
                 provisioning=_provisioning(member_shapes[0]),
                 max_run_seconds=first.max_run_duration_seconds,
-                topology=TOPOLOGY_NAME if uses_slice_topology(members) else None,
             )
         )
     return tuple(flavors)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from gke_accel.model.queues.plan import QueuePlan, TeamQueue
-from gke_accel.model.queues.topology import topology_manifest
 from gke_accel.model.teams.manifests import local_queue_manifest
 from gke_accel.model.teams.queue import DEFAULT_LOCAL_QUEUE_NAME, KUEUE_API
 from gke_accel.model.teams.spec import PriorityClassesSpec
@@ -40,15 +39,8 @@ def resource_flavors(plan: QueuePlan) -> list[Manifest]:
             spec["tolerations"] = [
                 {"key": t.key, "operator": "Equal", "value": t.value, "effect": t.effect} for t in f.tolerations
             ]
-        if f.topology:
-            spec["topologyName"] = f.topology
         objects.append({"apiVersion": API, "kind": "ResourceFlavor", "metadata": _meta(f.name), "spec": spec})
     return objects
-
-
-def topologies(plan: QueuePlan) -> list[Manifest]:
-    """The Topology the flavors name (whole TPU slices), if any flavor names one."""
-    return [topology_manifest(API, MANAGED_BY)] if any(f.topology for f in plan.flavors) else []
 
 
 def admission_checks(plan: QueuePlan) -> list[Manifest]:
@@ -188,7 +180,7 @@ def workload_priority_classes(classes: PriorityClassesSpec) -> list[Manifest]:
 
 def queue_manifests(plan: QueuePlan, classes: PriorityClassesSpec) -> list[Manifest]:
     """Every Kueue object, cluster-scoped ones first, LocalQueues (namespaced) last."""
-    objects = topologies(plan) + resource_flavors(plan) + admission_checks(plan) + workload_priority_classes(classes)
+    objects = resource_flavors(plan) + admission_checks(plan) + workload_priority_classes(classes)
     objects += [cluster_queue(plan, team, classes) for team in plan.teams]
     # each team's LocalQueues, as its plan renders them (model/teams/manifests.py): its own and `default`
     objects += [
