@@ -4,8 +4,8 @@ Kueue v0.19.2 (docs "Elastic Workloads"; pkg/controller/jobframework/validation.
 pkg/controller/jobs/job/job_webhook.go; pkg/workloadslicing/workloadslicing.go): only the value ``"true"``
 enables it; only ``batch/v1`` Jobs (and Ray kinds) may carry it, so a JobSet (a multi-host TPU slice) is
 refused by Kueue's webhook; partial admission (``kueue.x-k8s.io/job-min-parallelism``) and required or
-preferred topology are refused with it; on a flavor with a Topology it needs the alpha gate
-``ElasticJobsViaWorkloadSlicesWithTAS``, which the platform leaves off. A Job whose ``completions`` is not
+preferred topology are refused with it (and a flavor with a Topology would need the alpha gate
+``ElasticJobsViaWorkloadSlicesWithTAS``; the platform's flavors have none). A Job whose ``completions`` is not
 above its ``parallelism`` cannot grow (the Job controller never runs more pods than completions left).
 """
 
@@ -52,11 +52,4 @@ def elastic_findings(plan: EnvironmentPlan, wl: Workload, pools: list[PoolNodes]
         out.append(bad("spec.completions", f"{completions} with parallelism {parallelism}: raising parallelism "
                        "starts no pod (never more pods than completions left)", "leave completions unset",
                        "warning"))  # fmt: skip
-    topology = {f.name for f in (plan.queues.flavors if plan.queues else ()) if f.topology}
-    tas = [p.name for p in pools if plan.queues and any(p.name in f.pools for f in plan.queues.flavors
-                                                         if f.name in topology)]  # fmt: skip
-    if tas:
-        out.append(bad(path, f"pools {', '.join(tas)} are behind a flavor with a Topology: resizing there needs "
-                       "Kueue's alpha gate ElasticJobsViaWorkloadSlicesWithTAS, which is off",
-                       "run it on a pool without a Topology"))  # fmt: skip
     return out
