@@ -1,7 +1,8 @@
-"""What the Kueue 0.17.0 CRDs default on the way in, so a test can compare what we declare with what
+"""What the Kueue 0.19.2 CRDs default on the way in, so a test can compare what we declare with what
 the API server stored, field for field. Written out from the ``default:`` fields of the v1beta2
-schemas in sigs.k8s.io/kueue@v0.17.0 ``config/components/crd/bases/kueue.x-k8s.io_{clusterqueues,
-localqueues}.yaml`` (ResourceFlavor and WorkloadPriorityClass have none)."""
+schemas in sigs.k8s.io/kueue@v0.19.2 ``config/components/crd/bases/kueue.x-k8s.io_{clusterqueues,
+localqueues,cohorts}.yaml`` (ResourceFlavor, Topology and WorkloadPriorityClass have none; every
+``default:`` of these v1beta2 schemas is the same as in 0.17.0)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Workloads without the queue label in an environment with queues, on the real Kueue v0.17 controller
+"""Workloads without the queue label in an environment with queues, on the real Kueue v0.19.2 controller
 (config/dev.yaml whole, as tests/e2e/environments_run.py brings it up: kwok nodes, the stack's Kueue and
 JobSet releases with their webhooks, the objects of ``gke-accel manifests``).
 

@@ -6,7 +6,7 @@ in ``node_shape`` (a missing taint, a wrong allocatable) shows up as lint disagr
 scheduler. The environment holds the fixtures' pools; each case is one pod shaped from ``node_shape``
 the way ``workload new`` and the Kueue flavors shape pods, at and just past each limit lint knows,
 submitted three ways: a bare Pod, a Job (the job controller makes the pod) and a JobSet of one
-replicated Job (the real JobSet controller v0.11.1, tests/e2e/jobset_controller.py, makes the Job);
+replicated Job (the real JobSet controller v0.12.0, tests/e2e/jobset_controller.py, makes the Job);
 kube-scheduler places the pod. A table of the verdicts goes to the log (pytest -s, or the junit output).
 
 Every case asserts lint == the scheduler. Past that, each case's verdict is the one GKE gives: "fits"

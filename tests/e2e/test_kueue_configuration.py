@@ -59,7 +59,8 @@ def test_what_staging_installs_keeps_kueues_shipped_configuration(
 ) -> None:
     shipped_default, ours = _chart_default(), _rendered(shipped[ENV], shipped_stacks / ENV)
     assert set(departures(shipped_default, ours)) == set(ON_PURPOSE)
-    assert ours["clientConnection"] == {"qps": 50, "burst": 100}  # Kueue's, not client-go's 20 / 30
+    assert ours["clientConnection"] == {"qps": 300, "burst": 500}  # the 0.19.2 chart's (0.17.0 shipped 50 / 100)
+    assert ours["controller"]["groupKindConcurrency"]["Workload.kueue.x-k8s.io"] == 10  # 0.17.0 shipped 5
     assert ours["manageJobsWithoutQueueName"] is True
 
 
@@ -68,4 +69,4 @@ def test_a_configuration_without_kueues_tuning_is_caught() -> None:
     dropped = {k: v for k, v in shipped_default.items() if k not in ("clientConnection", "controller")}
     found = departures(shipped_default, dropped)
     assert {"clientConnection.qps", "clientConnection.burst", "controller.groupKindConcurrency.Job.batch"} <= set(found)
-    assert found["clientConnection.qps"] == (50, None)
+    assert found["clientConnection.qps"] == (300, None)

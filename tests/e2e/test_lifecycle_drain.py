@@ -1,4 +1,4 @@
-"""Upgrades as GKE performs them, against the real API server, controllers and JobSet v0.11.1
+"""Upgrades as GKE performs them, against the real API server, controllers and JobSet v0.12.0
 (docs/lifecycle.md): a node upgrade cordons the node and evicts its pods through the eviction API
 ("Configure node upgrade strategies": surge upgrades drain nodes honouring PodDisruptionBudgets).
 

@@ -1,4 +1,4 @@
-"""Multi-host TPU JobSets from ``workload new`` with the REAL JobSet controller v0.11.1 (its webhooks
+"""Multi-host TPU JobSets from ``workload new`` with the REAL JobSet controller v0.12.0 (its webhooks
 registered by URL: gke_accel/twin/jobset.py), kube-scheduler, kube-controller-manager (job, podgc,
 garbage collector) and kwok, on staging's TPU nodes (gke_accel/twin/nodes.py: four 2x4 slices on
 ct5lp-hightpu-4t, one GKE node pool each: v5e-slice, v5e-shared-s0..s2, two VMs per slice).

@@ -1,4 +1,4 @@
-"""``gke-accel simulate`` on the real twin of staging (Kueue 0.17.0, JobSet 0.11.1, kwok nodes at every
+"""``gke-accel simulate`` on the real twin of staging (Kueue 0.19.2, JobSet 0.12.0, kwok nodes at every
 pool's maximum size): hand-made traces with hand-computed results.
 
 The five-job trace runs on the wall clock (``--clock wall``): 300 simulated seconds per wall second, a

@@ -1,6 +1,6 @@
 """``gke-accel simulate`` on the virtual clock (simulate/virtual.py), on the real twin of staging as
 shipped (config/staging.yaml; each team's cpu/memory quota derived from the chips it may hold,
-model/teams/compute.py, so chips, not cpu, bind): Kueue 0.17.0, JobSet 0.11.1, kwok nodes at every pool's
+model/teams/compute.py, so chips, not cpu, bind): Kueue 0.19.2, JobSet 0.12.0, kwok nodes at every pool's
 maximum size (4 v5e 2x4 slices = 32 chips in flavor v5e-2x4, 4 L4s).
 
 The control plane reacts in 0 simulated seconds: each change is logged at the simulated time of the

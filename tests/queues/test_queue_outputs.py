@@ -27,7 +27,7 @@ def staging_data() -> dict[str, object]:
 def test_shipped_staging_shares_32_tpu_chips_between_three_teams_with_a_preempting_inference_team() -> None:
     text = synth_section(load_environment(CONFIG / "staging.yaml"))
     lines = text.splitlines()
-    assert "queues (Kueue 0.17.0, JobSet 0.11.1; cohort staging):" in lines[0]
+    assert "queues (Kueue 0.19.2, JobSet 0.12.0; cohort staging):" in lines[0]
     rows = {line.split()[0]: line for line in lines[3:6]}
     assert set(rows) == {"nlp", "research", "serving"}
     assert "v5e-2x4 16" in rows["nlp"] and "v5e-2x4 8" in rows["research"] and "v5e-2x4 8" in rows["serving"]

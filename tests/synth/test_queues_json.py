@@ -57,13 +57,13 @@ def test_kueue_and_jobset_are_pinned_official_charts(shipped: dict[str, Any]) ->
     assert (kueue["repository"], kueue["chart"], kueue["version"]) == (
         "oci://registry.k8s.io/kueue/charts",
         "kueue",
-        "0.17.0",
+        "0.19.2",
     )
     jobset = one(doc, RELEASE, name="jobset")
     assert (jobset["repository"], jobset["chart"], jobset["version"]) == (
         "oci://registry.k8s.io/jobset/charts",
         "jobset",
-        "0.11.1",
+        "0.12.0",
     )
     for release in (kueue, jobset):
         assert release["atomic"] is True and release["wait"] is True
@@ -131,7 +131,7 @@ def test_prod_installs_jobset_without_kueue(shipped: dict[str, Any]) -> None:
         "jobset",
         "jobset-system",
         "jobset",
-        "0.11.1",
+        "0.12.0",
     )
     assert jobset["repository"] == "oci://registry.k8s.io/jobset/charts"
     assert jobset["atomic"] is True and jobset["wait"] is True

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Build the Kueue v0.17.0 and JobSet v0.11.1 controllers from the Go module proxy into
+# Build the Kueue v0.19.2 and JobSet v0.12.0 controllers from the Go module proxy into
 # ~/.cache/gke-accel/kueue/ (outside the repository) and print the binary paths.
 # A lock file in that directory makes a second caller wait and reuse the binaries.
 # Usage: tools/kueue/build.sh [kueue|jobset|all]   (default: all)
 set -euo pipefail
-KUEUE_VERSION=v0.17.0
-JOBSET_VERSION=v0.11.1
+KUEUE_VERSION=v0.19.2
+JOBSET_VERSION=v0.12.0
 CACHE="${GKE_ACCEL_CACHE:-$HOME/.cache/gke-accel}/kueue"
 mkdir -p "$CACHE"
 what="${1:-all}"

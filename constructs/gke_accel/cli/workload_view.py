@@ -69,6 +69,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         port=args.port,
         slices=args.slices,
         nodes=args.nodes,
+        elastic=args.elastic,
         weights=args.weights,
         weights_gib=args.weights_gib,
     )
@@ -116,6 +117,8 @@ def register(sub: Any) -> None:
     n.add_argument("--gpus", type=int, help="GPUs per pod (default 1)")
     n.add_argument("--slices", type=int, default=1, help="jobset: TPU slices, one node pool each (multislice)")
     n.add_argument("--nodes", type=int, default=1, help="jobset: GPU nodes, one pod each, in one compact pool")
+    n.add_argument("--elastic", action="store_true",
+                   help="job: resizable while it runs (change spec.parallelism; Kueue workload slices)")  # fmt: skip
     n.add_argument("--image", required=True, help="container image (REGISTRY/REPO/IMAGE:TAG)")
     n.add_argument("--command", help="the container command, shell-quoted")
     n.add_argument("--name", default="train", help="name of the workload object (default: train)")

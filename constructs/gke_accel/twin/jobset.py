@@ -1,4 +1,4 @@
-"""The real JobSet controller (v0.11.1, the release the stacks install) against the e2e tier's API server.
+"""The real JobSet controller (v0.12.0, the release the stacks install) against the e2e tier's API server.
 
     install_crds(cluster, release_crds(JOBSET))                  # kueue_controller helpers
     with JobSetController.start(cluster, state_dir, ca) as jobset: ...

@@ -10,8 +10,8 @@ Its webhooks (the release's own ``config/components/webhook``, patches applied) 
 API server by URL, so a Job or JobSet submitted with only the ``kueue.x-k8s.io/queue-name`` label is
 suspended by Kueue's webhook and admitted as on GKE; ``stop()`` removes the registrations before it
 stops the process (a registered pod webhook with ``failurePolicy: Fail`` and nobody serving it would
-refuse every pod of the cluster). Kueue 0.17.0
-refuses to start without ``/etc/kueue/metrics/certs/tls.{crt,key}`` (a fixed path): the controller
+refuse every pod of the cluster). Kueue (0.17.0 and 0.19.2 alike,
+cmd/kueue/main.go) refuses to start without ``/etc/kueue/metrics/certs/tls.{crt,key}`` (a fixed path): the controller
 runs under ``unshare -m`` with an overlay on ``/etc`` whose writes land in the state directory, so the
 machine's ``/etc`` is never written.
 """

@@ -9,8 +9,9 @@ front of the controller's pod) with a CA bundle. Here the controllers run on the
     register(cluster, objs); unregister(cluster, objs)
 
 ``kustomized_webhooks`` reads the release's own ``config/components/webhook`` folder (``manifests.yaml``
-plus the patches its ``kustomization.yaml`` applies: Kueue's namespace selectors excluding kube-system and
-kueue-system, JobSet's pod-webhook object selector), so the rules, failure policies and selectors are the
+plus the patches and ``replacements`` its ``kustomization.yaml`` applies: Kueue's namespace selectors excluding
+kube-system and kueue-system (from 0.19 one patch on ``vpod.kb.io`` copied to every job webhook by a replacement),
+JobSet's pod-webhook object selector), so the rules, failure policies and selectors are the
 release's, only the client config differs (a URL on loopback instead of a Service).
 """
 
@@ -84,6 +85,34 @@ def _json_patch(obj: Obj, ops: Sequence[Mapping[str, Any]]) -> None:
             obj["webhooks"].insert(index, copy.deepcopy(op["value"]))
 
 
+def _webhook_field(path: str) -> tuple[str, str]:
+    """``webhooks.[name=X].field`` (kustomize's replacement field path) -> (X, field)."""
+    head, _, rest = path.partition(".[name=")
+    name, _, field = rest.partition("].")
+    if head != "webhooks" or not name or not field or "." in field:
+        raise ValueError(f"unsupported replacement field path {path!r}")
+    return name, field
+
+
+def _replace(objs: list[Obj], replacement: Mapping[str, Any]) -> None:
+    """One kustomize replacement between webhook configurations: the source webhook's field copied to each
+    target webhook (``options.create``: only where that webhook exists in the manifest; kustomize would add
+    an empty entry for a missing name, which the API server refuses, and the releases only list their own)."""
+    source = replacement["source"]
+    [src] = [o for o in objs if o["kind"] == source["kind"] and o["metadata"]["name"] == source["name"]]
+    name, field = _webhook_field(source["fieldPath"])
+    [hook] = [w for w in src["webhooks"] if w["name"] == name]
+    value = hook[field]
+    for target in replacement["targets"]:
+        select = target["select"]
+        [obj] = [o for o in objs if o["kind"] == select["kind"] and o["metadata"]["name"] == select["name"]]
+        by_name = {w["name"]: w for w in obj["webhooks"]}
+        for path in target["fieldPaths"]:
+            target_name, target_field = _webhook_field(path)
+            if target_name in by_name:
+                by_name[target_name][target_field] = copy.deepcopy(value)
+
+
 def kustomized_webhooks(component: Path) -> list[Obj]:
     """The webhook configurations of ``component`` (a release's ``config/components/webhook``) with the
     patches of its ``kustomization.yaml`` applied."""
@@ -98,6 +127,8 @@ def kustomized_webhooks(component: Path) -> list[Obj]:
         else:  # strategic merge, addressed by kind and name
             [obj] = [o for o in objs if o["kind"] == body["kind"] and o["metadata"]["name"] == body["metadata"]["name"]]
             _merge_by_name(obj, body)
+    for replacement in kustomization.get("replacements", []):
+        _replace(objs, replacement)
     return objs
 
 

@@ -34,9 +34,9 @@ class Release:
     go_module: str  # where the e2e tier gets the same release's CRDs and controller
 
 
-KUEUE = Release("kueue", KUEUE_NAMESPACE, "oci://registry.k8s.io/kueue/charts", "kueue", "0.17.0", "sigs.k8s.io/kueue")
+KUEUE = Release("kueue", KUEUE_NAMESPACE, "oci://registry.k8s.io/kueue/charts", "kueue", "0.19.2", "sigs.k8s.io/kueue")
 JOBSET = Release(
-    "jobset", JOBSET_NAMESPACE, "oci://registry.k8s.io/jobset/charts", "jobset", "0.11.1", "sigs.k8s.io/jobset"
+    "jobset", JOBSET_NAMESPACE, "oci://registry.k8s.io/jobset/charts", "jobset", "0.12.0", "sigs.k8s.io/jobset"
 )
 
 
@@ -75,7 +75,8 @@ def placement_values(placement: ControllerPlacement) -> dict[str, Any]:
 
 # Kueue's own tuning in the configuration its chart ships (charts/kueue/values.yaml at the pinned tag,
 # managerConfig.controllerManagerConfigYaml): the chart's value is replaced whole by ours, so without
-# these Kueue would run at client-go's 20 requests/s (burst 30) and one worker per controller. At 20/s
+# these Kueue would run at one worker per controller (0.19.2 defaults the client to 300/s burst 500 itself,
+# 0.17 to client-go's 20/s burst 30; the chart ships the same 300/500 and 10/5/5 workers). At 20/s
 # its writes waited up to 0.33 s each when many jobs moved at once (the simulator's hourly steps: 266
 # throttled writes in 9 settles), and once a preemption was written before the admission it undid:
 # the next workload of the ClusterQueue waited 30 s for that eviction, blocking the queue.
@@ -84,13 +85,13 @@ KUEUE_SHIPPED_TUNING: dict[str, Any] = {
         "groupKindConcurrency": {
             "Job.batch": 5,
             "Pod": 5,
-            "Workload.kueue.x-k8s.io": 5,
-            "LocalQueue.kueue.x-k8s.io": 1,
-            "ClusterQueue.kueue.x-k8s.io": 1,
+            "Workload.kueue.x-k8s.io": 10,
+            "LocalQueue.kueue.x-k8s.io": 5,
+            "ClusterQueue.kueue.x-k8s.io": 5,
             "ResourceFlavor.kueue.x-k8s.io": 1,
         }
     },
-    "clientConnection": {"qps": 50, "burst": 100},
+    "clientConnection": {"qps": 300, "burst": 500},
 }
 
 

@@ -24,6 +24,7 @@ from gke_accel.workloads.generate._model import (
 )
 from gke_accel.workloads.generate.defaults import check_share, default_priority
 from gke_accel.workloads.generate.disruption_budget import pod_disruption_budget
+from gke_accel.workloads.generate.elastic import make_elastic
 from gke_accel.workloads.generate.pod import RUN_AS, pod_template
 from gke_accel.workloads.generate.weights import add_weights
 from gke_accel.workloads.ladder import place_on_ladder
@@ -59,6 +60,7 @@ class WorkloadRequest:
     labels: dict[str, str] = field(default_factory=dict)
     slices: int = 1  # jobset on a multi-host TPU slice: slices (child Jobs, one node pool each)
     nodes: int = 1  # jobset on GPUs: nodes (pods, one per node) of one compact-placement pool
+    elastic: bool = False  # job: resizable while it runs (Kueue workload slices, generate/elastic.py)
     weights: str | None = None  # deployment: gs://BUCKET/PATH/ of the model weights (generate/weights.py)
     weights_gib: int | None = None  # Hyperdisk ML: the volume's size
 
@@ -226,6 +228,13 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     quota = (team_plan.compute.cpu, team_plan.compute.memory_gib) if team_plan else None
     cpu, memory = _size(pool, chips, req, quota, pods, plan.spec.platform.checkpoints.enabled and req.checkpoints)
     queue = team_queue(plan, team)
+    if req.elastic and (req.kind != "job" or req.completions != 1 or not queue):
+        raise _fail(
+            "--elastic",
+            f"--kind {req.kind}, --completions {req.completions}, {plan.name} queues {'on' if queue else 'off'}: "
+            "Kueue resizes only a batch/v1 Job (no JobSet, so no multi-host slice), sized by --parallelism",
+            "--kind job without --completions, in an environment with queues",
+        )
     workload_labels = {**req.labels, **({QUEUE_LABEL: queue} if queue else {})}
     cp = plan.spec.platform.checkpoints
     bucket = checkpoint_bucket(plan.spec) if cp.enabled and req.checkpoints else None
@@ -287,7 +296,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
         sweep: Obj = {}
         if req.completions > 1 or req.parallelism > 1:
             sweep = {"completions": req.completions, "parallelism": req.parallelism, "completionMode": "Indexed"}
-        return [
+        built = [
             {
                 "apiVersion": "batch/v1",
                 "kind": "Job",
@@ -301,6 +310,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
                 },
             }
         ]
+        return [make_elastic(built[0], req.parallelism)] if req.elastic else built
     if req.nodes > 1:
         # every node of the job in the one pool chosen (its placement policy is per pool)
         template["spec"]["nodeSelector"][js.NODEPOOL_TOPOLOGY] = pool.name

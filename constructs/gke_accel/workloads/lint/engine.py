@@ -10,6 +10,7 @@ from typing import Any
 from gke_accel.workloads.lint import jobs, slices, storage, team
 from gke_accel.workloads.lint._model import GPU_RESOURCE, TPU_RESOURCE, EnvironmentPlan, platform_manifests
 from gke_accel.workloads.lint.dws import dws_findings
+from gke_accel.workloads.lint.elastic import elastic_findings
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.ladder import ladder_findings
 from gke_accel.workloads.lint.placement import accelerator_of, place
@@ -160,6 +161,7 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
         findings += team.quota_findings(wl, owner, placed, ctx.enforced.get(wl.namespace or "", team.Enforced({})))
     findings += queue_findings(ctx.plan, wl, owner)
     findings += dws_findings(ctx.plan, wl, [p for p in ctx.pools if p.name in fitting])
+    findings += elastic_findings(ctx.plan, wl, [p for p in ctx.pools if p.name in fitting])
     findings += kueue_priority_findings(ctx.plan, wl, owner)
     findings += priority_label_findings(ctx.plan, wl)
     unique = tuple(dict.fromkeys(findings))

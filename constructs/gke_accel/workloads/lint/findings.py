@@ -30,6 +30,7 @@ RULES = {
     "tpu-selectors": "TPU pods select accelerator and topology",
     "dws": "what queued provisioning and flex-start capacity need (queue label, run duration)",
     "ladder": "a pod of a capacity ladder's shape selects its ComputeClass and pins no rung",
+    "elastic": "a resizable workload (kueue.x-k8s.io/elastic-job) is a Job Kueue can resize",
 }
 
 
