@@ -27,6 +27,7 @@ from gke_accel.model.platform.spec import TeamSpec
 from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB, pod_share
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, POOL_LABEL, TPU_RESOURCE
 from gke_accel.model.pools.node_shape import (
+    CAPACITY_LABEL,
     COMPUTE_CLASS_LABEL,
     FLEX_START_LABEL,
     NODEPOOL_LABEL,
@@ -62,6 +63,7 @@ __all__ = [
     "COMPUTE_CLASS_LABEL",
     "DEFAULT_LOCAL_QUEUE_NAME",
     "FENCE_POLICY",
+    "CAPACITY_LABEL",
     "FLEX_START_LABEL",
     "GCSFUSE_SIDECAR_CPU_MILLIS",
     "GCSFUSE_SIDECAR_MEMORY_MIB",
