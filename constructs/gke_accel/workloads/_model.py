@@ -60,10 +60,10 @@ from gke_accel.model.storage import weights as storage_weights
 from gke_accel.model.teams.queue import DEFAULT_LOCAL_QUEUE_NAME
 
 __all__ = [
+    "CAPACITY_LABEL",
     "COMPUTE_CLASS_LABEL",
     "DEFAULT_LOCAL_QUEUE_NAME",
     "FENCE_POLICY",
-    "CAPACITY_LABEL",
     "FLEX_START_LABEL",
     "GCSFUSE_SIDECAR_CPU_MILLIS",
     "GCSFUSE_SIDECAR_MEMORY_MIB",

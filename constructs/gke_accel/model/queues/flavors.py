@@ -24,7 +24,6 @@ from gke_accel.model.pools.node_shape import (
 from gke_accel.model.pools.shape_name import shape_name, short_name
 
 
-
 @dataclass(frozen=True)
 class Flavor:
     """One ResourceFlavor and the pools whose nodes it selects."""
