@@ -32,9 +32,16 @@ V5E_CPU, V5E_MIB = 110.65, 183_605  # one ct5lp-hightpu-4t VM, as above
 L4_CPU, L4_MIB = 10.9, 42_375  # one g2-standard-12 VM
 
 
-def hand(vms_v5e: int, vms_l4: int) -> tuple[int, int]:
-    cpu = 64 + vms_v5e * V5E_CPU + vms_l4 * L4_CPU
-    mib = 256 * 1024 + vms_v5e * V5E_MIB + vms_l4 * L4_MIB
+# staging's CPU pool: 6 e2-standard-8 (8 vCPU / 32 GiB, Compute Engine general-purpose family); per node
+# 8 - (0.06 + 0.01 + 0.01 + 4 x 0.0025 = 0.09) - 1 = 6.91 cores and 32 GiB - (1 + 0.8 + 0.8 + 16 x 0.06 =
+# 3.56 GiB) = 29,122.56 MiB - 100 = 29,022 MiB, - 2,048 = 26,974 MiB; 6 nodes: 41.46 cores, 161,844 MiB
+# = 158 GiB; a third each for three teams, whole cores and GiB: 13 cores, 52 GiB.
+STAGING_BASE = (13, 52)
+
+
+def hand(vms_v5e: int, vms_l4: int, base: tuple[int, int] = (64, 256)) -> tuple[int, int]:
+    cpu = base[0] + vms_v5e * V5E_CPU + vms_l4 * L4_CPU
+    mib = base[1] * 1024 + vms_v5e * V5E_MIB + vms_l4 * L4_MIB
     return math.ceil(round(cpu, 6)), math.ceil(mib / 1024)
 
 
@@ -53,7 +60,7 @@ def test_staging_quotas_make_room_for_every_chip_a_team_may_hold_through_kueue()
     cqs = {t.team: t for t in plan.queues.teams} if plan.queues else {}
     quotas = {t.name: t.quota for t in plan.teams}
     for team, vms in (("nlp", (8, 4)), ("research", (6, 4)), ("serving", (8, 4))):
-        cpu, gib = hand(*vms)
+        cpu, gib = hand(*vms, base=STAGING_BASE)
         assert (cqs[team].cpu, cqs[team].memory_gib) == (cpu, gib), team
         # the ResourceQuota adds one GCS FUSE sidecar (250m, 256Mi) per accelerator pod Kueue can admit
         pods = sum(cqs[team].ceilings.values())

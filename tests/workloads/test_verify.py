@@ -176,6 +176,9 @@ def test_smoke_pods_are_built_like_templates_in_a_team_namespace_with_quota(stag
     assert tpu["metadata"]["namespace"] == "nlp"  # the team with a v5e quota
     assert tpu["spec"]["containers"][0]["resources"]["limits"]["google.com/tpu"] == "4"  # one VM of the 2x4 slice
     assert gpu["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1"
-    assert gpu["spec"]["nodeSelector"] == {"cloud.google.com/gke-accelerator": "nvidia-l4"}
+    assert gpu["spec"]["nodeSelector"] == {
+        "cloud.google.com/gke-accelerator": "nvidia-l4",
+        "gke-accel/capacity": "on-demand",
+    }
     assert violations(gpu["spec"], "restricted") == []
     assert "volumes" not in gpu["spec"] or all(v["name"] != "checkpoints" for v in gpu["spec"]["volumes"])

@@ -64,6 +64,15 @@ class GpuMachine:
 
 
 @dataclass(frozen=True)
+class NodeFit:
+    """Margins a pod that fills a node leaves (accelerators.yaml ``node_fit``)."""
+
+    daemonset_cpu_millis: int
+    daemonset_memory_mib: int
+    kernel_memory_percent: float
+
+
+@dataclass(frozen=True)
 class MachineSize:
     """vCPU and memory (GiB) of a Compute Engine machine type."""
 
@@ -153,11 +162,17 @@ class Catalog:
     driver_installer: DriverInstallerFacts
     zones: ZoneFacts
     tpu_machine_sizes: dict[str, MachineSize] = field(default_factory=dict)
+    general_machines: dict[str, MachineSize] = field(default_factory=dict)  # CPU pools and the system pool
+    default_cpu_machine: str = ""
+    node_fit: NodeFit = NodeFit(1000, 2048, 2.0)
 
     def machine_size(self, machine_type: str) -> MachineSize | None:
-        """vCPU and memory of a TPU host, accelerator-optimized GPU machine or listed N1 host."""
+        """vCPU and memory of a TPU host, accelerator-optimized GPU machine, listed N1 host or listed
+        general-purpose machine."""
         if machine_type in self.tpu_machine_sizes:
             return self.tpu_machine_sizes[machine_type]
+        if machine_type in self.general_machines:
+            return self.general_machines[machine_type]
         gpu = self.gpu_machines.get(machine_type)
         if gpu is not None:
             return MachineSize(machine_type, gpu.vcpu, gpu.memory_gb)
@@ -218,7 +233,7 @@ def load_catalog() -> Catalog:
     acc = _read_yaml("accelerators.yaml")
     pr = _read_yaml("prices.yaml")
     di = _read_yaml("driver_installer.yaml")
-    tpu, gpu = acc["tpu"], acc["gpu"]
+    tpu, gpu, general = acc["tpu"], acc["gpu"], acc["general"]
     cube_chips = 64  # one 4x4x4 cube
     zones = load_zone_facts()
     return Catalog(
@@ -290,4 +305,13 @@ def load_catalog() -> Catalog:
         tpu_machine_sizes={
             str(n): MachineSize(str(n), int(r["vcpu"]), int(r["memory_gb"])) for n, r in tpu["machine_sizes"].items()
         },
+        general_machines={
+            str(n): MachineSize(str(n), int(r["vcpu"]), int(r["memory_gb"])) for n, r in general["machines"].items()
+        },
+        default_cpu_machine=str(general["default_cpu_machine"]),
+        node_fit=NodeFit(
+            int(acc["node_fit"]["daemonsets"]["cpu_millis"]),
+            int(acc["node_fit"]["daemonsets"]["memory_mib"]),
+            float(acc["node_fit"]["kernel_memory_percent"]),
+        ),
     )

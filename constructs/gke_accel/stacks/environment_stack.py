@@ -73,6 +73,8 @@ class EnvironmentStack(TerraformStack):
             )
             for p in spec.gpu_pools
         ]
+        # general-purpose pools for CPU-only pods (model/pools/cpu_pool.py), planned with the environment
+        self.cpu_pools = [self.cluster.node_pool(self, f"cpu-{p.name}", p) for p in plan.cpu_pools]
         self.platform = InClusterPlatform(self, "platform", plan=plan, cluster=self.cluster)
         queues = plan.queues
         jobset = bool(jobset_reasons(plan.pools, queues))  # multi-host slices, multi-node GPU pools, Kueue

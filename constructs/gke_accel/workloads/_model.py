@@ -24,7 +24,15 @@ from gke_accel.model.platform.fences import priority_fence
 from gke_accel.model.platform.manifests import WORKLOAD_KSA, platform_manifests, quota_key
 from gke_accel.model.platform.rules import checkpoint_bucket, team_namespace
 from gke_accel.model.platform.spec import TeamSpec
-from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB, pod_share
+from gke_accel.model.pools.allocatable import (
+    GCSFUSE_SIDECAR_CPU_MILLIS,
+    GCSFUSE_SIDECAR_MEMORY_MIB,
+    KERNEL_MEMORY_PERCENT,
+    SYSTEM_DAEMONS_CPU_MILLIS,
+    SYSTEM_DAEMONS_MEMORY_MIB,
+    fill_room,
+    pod_share,
+)
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, POOL_LABEL, TPU_RESOURCE
 from gke_accel.model.pools.node_shape import (
     CAPACITY_LABEL,
@@ -69,6 +77,7 @@ __all__ = [
     "GCSFUSE_SIDECAR_MEMORY_MIB",
     "GPU_RESOURCE",
     "JOBSET",
+    "KERNEL_MEMORY_PERCENT",
     "KUEUE",
     "KUEUE_API",
     "NODEPOOL_LABEL",
@@ -79,6 +88,8 @@ __all__ = [
     "RESERVATION_LABEL",
     "RUNG_LABEL",
     "SPOT_LABEL",
+    "SYSTEM_DAEMONS_CPU_MILLIS",
+    "SYSTEM_DAEMONS_MEMORY_MIB",
     "TPU_ACCELERATOR_LABEL",
     "TPU_RESOURCE",
     "TPU_TOPOLOGY_LABEL",
@@ -100,6 +111,7 @@ __all__ = [
     "checkpoint_bucket",
     "cluster_queue_name",
     "dims",
+    "fill_room",
     "ladders_of",
     "node_rate",
     "node_shape",

@@ -35,6 +35,7 @@ class EnvironmentPlan:
     quotas: QuotaPlan = field(default_factory=QuotaPlan)  # the accelerator quotas the pools need (observability)
     lifecycle: LifecyclePlan | None = None  # pool roles and upgrade posture: model/lifecycle/
     ladders: tuple[LadderPlan, ...] = ()  # the capacity ladders, in config order (model/capacity), planned once
+    cpu_pools: tuple[NodePoolPlan, ...] = ()  # general-purpose pools for CPU-only pods (model/pools/cpu_pool.py)
 
     @property
     def name(self) -> str:

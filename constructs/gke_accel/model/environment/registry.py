@@ -33,6 +33,7 @@ from gke_accel.model.security.rules import check_security
 from gke_accel.model.storage.bucket import check_bucket_options
 from gke_accel.model.storage.restart import check_restart
 from gke_accel.model.storage.weights import check_weights
+from gke_accel.model.teams.compute import cpu_base
 from gke_accel.model.teams.plan import TeamPlan
 
 
@@ -127,7 +128,10 @@ class _Queues:
         self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], teams: Sequence[TeamPlan], catalog: Catalog
     ) -> Planned:
         ranks = flavor_ranks(ladders_of_spec(spec, pools, IssueCollector()))  # the capacity ladders' order
-        queues = plan_queues(spec.environment, [t.spec for t in teams], spec.queues, pools, catalog, ranks=ranks)
+        base = cpu_base(spec.cpu_pools, len(spec.teams), catalog)  # each team's CPU-only cpu/memory
+        queues = plan_queues(
+            spec.environment, [t.spec for t in teams], spec.queues, pools, catalog, ranks=ranks, base=base
+        )
         return Planned(queues=queues)
 
 

@@ -8,7 +8,7 @@ from typing import Literal
 
 from gke_accel.model.lifecycle.plan import PoolLifecyclePlan
 
-PoolKind = Literal["tpu", "gpu", "system"]
+PoolKind = Literal["tpu", "gpu", "cpu", "system"]
 
 SPOT_TAINT_KEY = "cloud.google.com/gke-spot"
 # gke-accel's taint on pools of MIG-partitioned or shared GPUs: GKE labels those nodes with the GPU model

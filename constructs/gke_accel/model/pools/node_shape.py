@@ -84,6 +84,7 @@ class NodeShape:
     # labels inferred, not documented on a GKE page (tests/fixtures/gke-nodes/README.md marks them UNVERIFIED):
     # no selector requires them and ``verify`` does not fail a node for them
     inferred: frozenset[str] = frozenset()
+    arch: str = "amd64"  # kubernetes.io/arch: the catalog's machine architecture (a4x: arm64)
 
     def documented_labels(self) -> dict[str, str]:
         """``labels`` without the inferred ones: what a real node of the pool must carry."""
@@ -222,4 +223,12 @@ def node_shape(plan: NodePoolPlan, catalog: Catalog | None = None) -> NodeShape:
         allocatable=allocatable,
         machine=machine_allocatable(plan.machine_type, catalog),
         inferred=frozenset(inferred),
+        arch=_arch(plan.machine_type, catalog),
     )
+
+
+def _arch(machine_type: str, catalog: Catalog) -> str:
+    """The machine's CPU architecture as kubernetes.io/arch spells it: the catalog's GPU machine table
+    says arm64 where it is (a4x); TPU hosts and general-purpose machines here are x86 (amd64)."""
+    gpu = catalog.gpu_machines.get(machine_type)
+    return gpu.arch if gpu is not None else "amd64"

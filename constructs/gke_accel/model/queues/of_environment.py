@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from gke_accel.catalog import Catalog
+from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.pools.spec import CpuPoolSpec
 from gke_accel.model.queues.install import jobset_reasons
 from gke_accel.model.queues.plan import QueuePlan, plan_queues
 from gke_accel.model.queues.spec import QueuesSpec
+from gke_accel.model.teams.compute import cpu_base
 from gke_accel.model.teams.spec import TeamSpec
 
 
@@ -20,6 +22,9 @@ class _Spec(Protocol):
 
     @property
     def queues(self) -> QueuesSpec | None: ...
+
+    @property
+    def cpu_pools(self) -> Sequence[CpuPoolSpec]: ...
 
 
 class QueuedPlan(Protocol):
@@ -40,7 +45,10 @@ class QueuedPlan(Protocol):
 
 def queue_plan_of(env: QueuedPlan, catalog: Catalog | None = None) -> QueuePlan | None:
     """None when the environment has no ``queues:``."""
-    return plan_queues(env.name, env.spec.teams, env.spec.queues, env.pools, catalog, ranks=dict(env.flavor_ranks))
+    base = cpu_base(env.spec.cpu_pools, len(env.spec.teams), catalog or load_catalog())
+    return plan_queues(
+        env.name, env.spec.teams, env.spec.queues, env.pools, catalog, ranks=dict(env.flavor_ranks), base=base
+    )
 
 
 def jobset_reasons_of(env: QueuedPlan, catalog: Catalog | None = None) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePool
 from gke_accel.model.queues.flavors import Flavor, plan_flavors
 from gke_accel.model.queues.spec import DEFAULT_PODS_READY_TIMEOUT_SECONDS, QueuesSpec, TeamQueueSpec
 from gke_accel.model.teams.accelerators import accelerator_key
-from gke_accel.model.teams.compute import TeamCompute, team_compute
+from gke_accel.model.teams.compute import BASE_CPU, BASE_MEMORY_GIB, TeamCompute, team_compute
 from gke_accel.model.teams.queue import LOCAL_QUEUE_NAME, cluster_queue_name
 from gke_accel.model.teams.spec import TeamSpec
 
@@ -147,6 +147,7 @@ def plan_queues(
     pools: Sequence[NodePoolPlan],
     catalog: Catalog | None = None,
     ranks: Mapping[str, int] | None = None,
+    base: tuple[int, int] = (BASE_CPU, BASE_MEMORY_GIB),
 ) -> QueuePlan | None:
     """The queue plan of a validated environment, or None when it does not use Kueue. ``ranks``: the
     capacity ladders' flavor order (``model.capacity.ladder.flavor_ranks``)."""
@@ -194,7 +195,7 @@ def plan_queues(
                 cluster_queue=cluster_queue_name(team.name),
                 local_queue=LOCAL_QUEUE_NAME,
                 quotas=tuple(quotas),
-                compute=team_compute(team, per_accelerator, pools),
+                compute=team_compute(team, per_accelerator, pools, base),
                 preempt_when_borrowing=choices.preempt_when_borrowing,
                 ceilings=ceilings,
                 flavor_ceilings=per_flavor,

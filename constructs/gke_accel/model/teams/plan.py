@@ -17,7 +17,7 @@ from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.teams.accelerators import per_resource, quota_key
-from gke_accel.model.teams.compute import TeamCompute, nominal_chips, team_compute
+from gke_accel.model.teams.compute import BASE_CPU, BASE_MEMORY_GIB, TeamCompute, nominal_chips, team_compute
 from gke_accel.model.teams.queue import TeamQueueShare
 from gke_accel.model.teams.spec import PodSecurityLevel, PriorityClassesSpec, TeamSpec
 from gke_accel.model.teams.tenancy import pod_security_labels, team_role_rules
@@ -122,12 +122,13 @@ def plan_team(
     pools: Sequence[NodePoolPlan],
     queue: TeamQueueShare | None = None,
     catalog: Catalog | None = None,
+    base: tuple[int, int] = (BASE_CPU, BASE_MEMORY_GIB),
 ) -> TeamPlan:
     """One team's plan. ``queue``: its share from ``model/queues`` (None without queues);
     ``checkpoints``: whether the environment has a checkpoint bucket (its GCS FUSE sidecars count);
     ``pools``: the environment's pools, whose VMs a derived cpu/memory quota makes room for."""
     catalog = catalog or load_catalog()
-    compute = queue.compute if queue is not None else team_compute(team, nominal_chips(team, catalog), pools)
+    compute = queue.compute if queue is not None else team_compute(team, nominal_chips(team, catalog), pools, base)
     every = (classes.inference.name, classes.training.name, classes.batch.name)
     listed = tuple(team.priority_classes)
     gsa = f"{team_service_account_id(team.name, environment)}@{project_id}.iam.gserviceaccount.com"
@@ -162,8 +163,10 @@ def plan_teams(
     pools: Sequence[NodePoolPlan],
     queues: Mapping[str, TeamQueueShare] | None = None,
     catalog: Catalog | None = None,
+    base: tuple[int, int] = (BASE_CPU, BASE_MEMORY_GIB),
 ) -> tuple[TeamPlan, ...]:
-    """Every team's plan, in config order; ``queues``: team name -> its share (None: no queues)."""
+    """Every team's plan, in config order; ``queues``: team name -> its share (None: no queues);
+    ``base``: each team's CPU-only cpu/memory (``compute.cpu_base``)."""
     catalog = catalog or load_catalog()
     return tuple(
         plan_team(
@@ -176,6 +179,7 @@ def plan_teams(
             queue=(queues or {}).get(t.name),
             catalog=catalog,
             pools=pools,
+            base=base,
         )
         for t in teams
     )

@@ -78,7 +78,8 @@ def choose_pool(plan: EnvironmentPlan, req: WorkloadRequest) -> PoolNodes:
     catalog = load_catalog()
     key = accelerator_key(req.accelerator, catalog)
     pools = [p for p in pool_nodes(plan, include_system=False) if key is not None and p.plan.accelerator == key[1]]
-    offered = sorted({p.plan.tpu_generation or p.plan.accelerator for p in pool_nodes(plan, include_system=False)})
+    offered = sorted({p.plan.tpu_generation or p.plan.accelerator for p in pool_nodes(plan, include_system=False)
+                      if p.plan.kind in ("tpu", "gpu")})  # fmt: skip
     if not pools:
         raise _fail("--accelerator", f"{req.accelerator!r}: no pool of {plan.name} has it", offered)
     if pools[0].plan.kind == "tpu":
