@@ -88,12 +88,13 @@ def test_a_cpu_quota_set_below_its_chips_vms_is_kept_and_warned_about(cpu: int, 
 
 def test_workload_new_gives_each_pod_of_a_staging_slice_its_whole_vm_and_two_slices_fit_nlp() -> None:
     """Before the quota was derived, nlp's 64 cores capped a slice's two pods at 31,750m each, so nlp ran
-    one 8-chip slice, never its 16-chip share. A pod that owns a VM: 110.65 cores, less the FUSE sidecar."""
+    one 8-chip slice, never its 16-chip share. A pod that owns a VM: 110.65 cores, less the FUSE sidecar;
+    memory also less the kernel's 2% of the machine's 192 GiB (ceil(3,932.16) = 3,933 MiB, catalog node_fit)."""
     plan = load_environment(CONFIG / "staging.yaml")
     (jobset,) = new_workload(plan, WorkloadRequest(name="t", team="nlp", kind="jobset", accelerator="v5e",
                                                    image="us-docker.pkg.dev/p/r/i:1", chips=8))  # fmt: skip
     pod = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
     requests = pod["containers"][0]["resources"]["requests"]
-    assert requests["cpu"] == "110400m" and requests["memory"] == f"{V5E_MIB - 256}Mi"
+    assert requests["cpu"] == "110400m" and requests["memory"] == f"{V5E_MIB - 3933 - 256}Mi"
     nlp = next(t for t in plan.queues.teams if t.team == "nlp") if plan.queues else None
     assert nlp is not None and nlp.cpu >= 2 * 2 * 110.4  # two slices of two pods

@@ -18,6 +18,7 @@ from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUS
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.teams.accelerators import per_resource, quota_key
 from gke_accel.model.teams.compute import BASE_CPU, BASE_MEMORY_GIB, TeamCompute, nominal_chips, team_compute
+from gke_accel.model.teams.ingress import ingress_peers
 from gke_accel.model.teams.queue import TeamQueueShare
 from gke_accel.model.teams.spec import PodSecurityLevel, PriorityClassesSpec, TeamSpec
 from gke_accel.model.teams.tenancy import pod_security_labels, team_role_rules
@@ -68,6 +69,7 @@ class TeamPlan:
     checkpoint_prefix: str | None  # the only part of the checkpoint bucket it may use; None: no bucket
     queue: TeamQueueShare | None = None  # its LocalQueue and share of the cohort; None without queues
     labels: dict[str, str] = field(default_factory=dict)  # of its namespace, besides Pod Security
+    ingress_from: tuple[dict[str, Any], ...] = ()  # NetworkPolicy peers besides its own namespace (ingress.py)
 
     @property
     def name(self) -> str:
@@ -168,7 +170,8 @@ def plan_teams(
     """Every team's plan, in config order; ``queues``: team name -> its share (None: no queues);
     ``base``: each team's CPU-only cpu/memory (``compute.cpu_base``)."""
     catalog = catalog or load_catalog()
-    return tuple(
+    namespaces = {t.name: team_namespace(t.name, t.namespace) for t in teams}
+    planned = (
         plan_team(
             t,
             environment=environment,
@@ -183,6 +186,7 @@ def plan_teams(
         )
         for t in teams
     )
+    return tuple(replace(p, ingress_from=ingress_peers(p.spec.ingress_from, namespaces)) for p in planned)
 
 
 def with_queues(
