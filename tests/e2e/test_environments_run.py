@@ -219,8 +219,9 @@ def a_cpu_only_team_pod_runs_on_a_cpu_node(r: EnvironmentRun, team: str) -> None
         r.cluster.create([job])
 
         def running() -> dict[str, Any] | None:
-            [pod] = r.pods(namespace)
-            return pod if pod["spec"].get("nodeName") and pod["status"].get("phase") == "Running" else None
+            pods = r.pods(namespace)  # none until Kueue admits the Job and the Job controller makes its pod
+            ok = [p for p in pods if p["spec"].get("nodeName") and p["status"].get("phase") == "Running"]
+            return ok[0] if ok else None
 
         try:
             pod = r.cluster.wait_for(running, timeout=WAIT, what="the CPU-only pod to run")
