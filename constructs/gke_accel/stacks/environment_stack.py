@@ -101,9 +101,10 @@ class EnvironmentStack(TerraformStack):
         # the fence is about Kueue's priority label: only where Kueue is installed
         kueue = self.queues is not None and self.queues.kueue is not None
         self.fences = PriorityFence(self, "fences", plan=plan, queues=self.queues) if kueue and self.queues else None
-        if plan.prevent_destroy:  # production: the cluster (above), accelerator and CPU pools, checkpoint bucket
+        # production: the cluster (above), accelerator pools, checkpoint bucket; like the system pool, CPU pools
+        # hold no scarce capacity and are replaced freely (a new machine type is a new pool)
+        if plan.prevent_destroy:
             pools = [p.resource for group in (*self.tpu_pools, *self.gpu_pools) for p in group.pools]
-            pools += [p.resource for p in self.cpu_pools]
             prevent_destroy([*pools, *([self.platform.bucket] if self.platform.bucket is not None else [])])
         self.observability = Observability(self, "observability", plan=plan, cluster=self.cluster)
         TerraformOutput(self, "cluster_name", value=self.cluster.name)
