@@ -105,7 +105,7 @@ def _nodes_by_pool(twin: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
 def test_every_pool_runs_at_its_maximum_size(twin: dict[str, Any]) -> None:
     """Sizes from config/staging.yaml: a multi-host slice pool has topology chips / 4 VMs (ct5lp-hightpu-4t)
-    per slice, one pool per slice; a GPU pool max_nodes; the system pool its max per zone times zones."""
+    per slice, one pool per slice; a GPU or CPU pool max_nodes; the system pool its max per zone times zones."""
     pools = {p: len(n) for p, n in _nodes_by_pool(twin).items()}
     want: dict[str, int] = {}
     for tpu in STAGING["tpu_pools"]:
@@ -116,6 +116,8 @@ def test_every_pool_runs_at_its_maximum_size(twin: dict[str, Any]) -> None:
         want.update({name: vms for name in names})
     for gpu in STAGING["gpu_pools"]:
         want[gpu["name"]] = gpu["max_nodes"]
+    for cpu in STAGING["cpu_pools"]:  # a CPU pool's max_nodes is its total across zones
+        want[cpu["name"]] = cpu["max_nodes"]
     system = {k: v for k, v in pools.items() if k not in want}
     assert {k: v for k, v in pools.items() if k in want} == want
     assert len(system) == 1, system
