@@ -5,7 +5,8 @@ objects as ``gke-accel manifests`` writes them):
 - every team's ``gke-accel workload new`` output, for every accelerator the team has a share of, reaches
   Running with every pod on a node of a pool of that accelerator (the pool's accelerator as config/<env>.yaml
   names it: ``generation`` of a TPU pool, ``gpu`` of a GPU pool);
-- a CPU-only pod of each team never lands on an accelerator node.
+- a CPU-only pod of each team runs on a node of the environment's CPU pool, never on the system pool or an
+  accelerator node.
 
 On main at 90b3e6c 8 of these failed (real-engines.md F1, F2, F4: LimitRange accelerator defaults and
 no JobSet outside Kueue environments); issue #19 fixed them.
@@ -157,7 +158,7 @@ def clean(r: EnvironmentRun, namespace: str) -> None:
 def test_the_environment_runs_what_its_teams_submit(run: EnvironmentRun, team: str, what: str) -> None:
     """``what``: an accelerator (the team's generated workload runs on a pool of it) or ``cpu``."""
     if what == "cpu":
-        a_cpu_only_team_pod_never_lands_on_an_accelerator_node(run, team)
+        a_cpu_only_team_pod_runs_on_a_cpu_node(run, team)
     else:
         the_generated_workload_runs_on_a_pool_of_its_accelerator(run, team, what)
 
@@ -202,28 +203,33 @@ def cpu_pod(namespace: str, queue: str | None = None, priority: str | None = Non
     }  # fmt: skip
 
 
-def a_cpu_only_team_pod_never_lands_on_an_accelerator_node(r: EnvironmentRun, team: str) -> None:
-    """Every node but the accelerator pools' is the (tainted) system pool, so a pod that tolerates the
-    accelerator taints is bound to an accelerator node at once; one that does not stays unschedulable."""
+def a_cpu_only_team_pod_runs_on_a_cpu_node(r: EnvironmentRun, team: str) -> None:
+    """A CPU-only Job's pod (no toleration, no selector) is bound to a node of a CPU pool (``cpu_pools``) and
+    runs: never on the system pool (tainted for the controllers) nor an accelerator pool (code review R3).
+    Staying unschedulable is a failure: the shipped environments have a CPU pool."""
     namespace = namespace_of(r, team)
     queues = r.local_queues(namespace)
+    cpu_pools = {p.name for p in r.plan.cpu_pools}
+    assert cpu_pools, f"{r.env} ships no cpu_pools: CPU-only pods have no node"
     try:
-        r.cluster.create([cpu_pod(namespace, queues[0] if queues else None, team_priority(r, team))])
+        pod = cpu_pod(namespace, queues[0] if queues else None, team_priority(r, team))
+        job = {"apiVersion": "batch/v1", "kind": "Job",
+               "metadata": {"name": "cpu-only", "namespace": namespace, "labels": pod["metadata"]["labels"]},
+               "spec": {"backoffLimit": 0, "template": {"spec": pod["spec"]}}}  # fmt: skip
+        r.cluster.create([job])
 
-        def settled() -> dict[str, Any] | None:
-            [pod] = r.pods(namespace)
-            return pod if pod["spec"].get("nodeName") or unschedulable(pod) else None
+        def running() -> dict[str, Any] | None:
+            pods = r.pods(namespace)  # none until Kueue admits the Job and the Job controller makes its pod
+            ok = [p for p in pods if p["spec"].get("nodeName") and p["status"].get("phase") == "Running"]
+            return ok[0] if ok else None
 
-        pod: dict[str, Any] | None = None
         try:
-            pod = r.cluster.wait_for(settled, timeout=20, what="the CPU pod bound or refused by the scheduler")
-        except TimeoutError:  # e.g. held by Kueue's scheduling gate: never bound either
-            [pod] = r.pods(namespace)
-        assert pod is not None
-        node = pod["spec"].get("nodeName")
-        assert not (node and r.is_accelerator_node(node)), (
-            f"the CPU-only pod of {team} runs on accelerator node {node} (pool {r.pool_of(node)}); "
-            f"its tolerations: {pod['spec'].get('tolerations')}"
+            pod = r.cluster.wait_for(running, timeout=WAIT, what="the CPU-only pod to run")
+        except TimeoutError as err:
+            raise AssertionError(f"the CPU-only pod of {team} never ran:\n{describe(r, namespace)}") from err
+        node = pod["spec"]["nodeName"]
+        assert r.pool_of(node) in cpu_pools and not r.is_accelerator_node(node), (
+            f"the CPU-only pod of {team} runs on {node} (pool {r.pool_of(node)}), not a CPU pool {sorted(cpu_pools)}"
         )
     finally:
         clean(r, namespace)

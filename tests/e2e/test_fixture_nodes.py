@@ -31,6 +31,7 @@ from own_cluster import own_cluster
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.pools.node_shape import node_shape
+from gke_accel.model.queues.flavors import Flavor, flavor_name
 from gke_accel.model.queues.install import JOBSET
 from gke_accel.twin.cluster import LocalCluster
 from gke_accel.twin.jobset import JobSetController
@@ -259,3 +260,48 @@ def test_lint_agrees_with_the_scheduler_on_gke_nodes(
         assert ok == (not refused_by), f"{case}: the scheduler said {'ok' if ok else 'no'} ({detail}); {why}"
     else:  # one GPU more than a whole-GPU node has does not go to a MIG or shared node of the model either
         assert ok == (case == "fits"), f"{case}: the scheduler said {'ok' if ok else 'no'} ({detail})"
+
+
+def _flavor_pod(name: str, flavor: Flavor, avoid: list[str]) -> dict[str, Any]:
+    """A pod as Kueue admits it on ``flavor``: the flavor's nodeLabels in its nodeSelector and its
+    tolerations (Kueue v0.17 injects both), one unit of the flavor's resource; ``avoid``: nodes it may not use."""
+    resources = {"cpu": "100m", "memory": "128Mi", flavor.resource: "1"}
+    spec: dict[str, Any] = {
+        "restartPolicy": "Never",
+        "automountServiceAccountToken": False,
+        "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+        "nodeSelector": dict(flavor.node_labels),
+        "tolerations": [{"key": t.key, "operator": "Equal", "value": t.value, "effect": t.effect}
+                        for t in flavor.tolerations],
+        "containers": [{"name": "main", "image": "registry.example/train:1",
+                        "resources": {"requests": resources, "limits": resources}, "securityContext": RESTRICTED}],
+    }  # fmt: skip
+    if avoid:
+        term = {"matchExpressions": [{"key": "kubernetes.io/hostname", "operator": "NotIn", "values": avoid}]}
+        required = {"nodeSelectorTerms": [term]}
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": required}}
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": TEAM, "labels": {"app": name}}, "spec": spec}  # fmt: skip
+
+
+def test_no_flavor_reaches_another_flavors_gke_node(fixture_cluster: LocalCluster) -> None:
+    """Code review R4 on the real scheduler: a pod admitted on a flavor lands on that flavor's fixture
+    node, and with its own nodes excluded it is unschedulable: no other kind of GKE node (on-demand vs
+    flex-start vs reservation of one GPU model, Spot, queued, MIG, shared) takes it."""
+    plan = fixture_env()
+    assert plan.queues is not None
+    nodes_of: dict[str, list[str]] = {}
+    for f in FIXTURES:
+        nodes_of.setdefault(flavor_name(f.plan()), []).append(f.node["metadata"]["name"])
+    flavors = plan.queues.flavors
+    assert {f.name for f in flavors} == set(nodes_of)
+    wrong: list[str] = []
+    for i, flavor in enumerate(flavors):
+        own = nodes_of[flavor.name]
+        ok, where = _scheduled(fixture_cluster, _flavor_pod(f"flavor-{i}-own", flavor, []))
+        if not ok or where not in own:
+            wrong.append(f"{flavor.name}: not on its own nodes {own} ({where})")
+        ok, where = _scheduled(fixture_cluster, _flavor_pod(f"flavor-{i}-other", flavor, own))
+        if ok:
+            wrong.append(f"{flavor.name}: reached {where}, a node of another flavor")
+    assert not wrong, "\n".join(wrong)

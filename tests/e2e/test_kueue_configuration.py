@@ -4,7 +4,8 @@ The stack passes its own ``managerConfig.controllerManagerConfigYaml``, and Helm
 value with it whole: a setting of the chart's default that ours leaves out is silently gone. The
 reference is the chart itself (charts/kueue/values.yaml of the pinned tag, from its Go module, as
 tests/charts.py renders it), not our code; what we render is Helm's output for the stack's values.
-Kept on purpose: our additions (manageJobsWithoutQueueName, managedJobsNamespaceSelector) and one
+Kept on purpose: our additions (manageJobsWithoutQueueName, managedJobsNamespaceSelector, waitForPodsReady:
+the chart ships it commented out, and its field names are checked against that commented block) and one
 departure, ``integrations.frameworks``, narrowed to the workload kinds the platform supports.
 """
 
@@ -70,3 +71,33 @@ def test_a_configuration_without_kueues_tuning_is_caught() -> None:
     found = departures(shipped_default, dropped)
     assert {"clientConnection.qps", "clientConnection.burst", "controller.groupKindConcurrency.Job.batch"} <= set(found)
     assert found["clientConnection.qps"] == (300, None)
+
+
+def _chart_wait_for_pods_ready() -> dict[str, Any]:
+    """The chart's commented-out ``waitForPodsReady`` example (charts/kueue/values.yaml), uncommented."""
+    values = (chart_source(KUEUE) / "values.yaml").read_text()
+    lines = values.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == "#waitForPodsReady:")
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    block = [lines[start].replace("#", "", 1)]
+    for line in lines[start + 1 :]:
+        if not line.strip().startswith("#  "):
+            break
+        block.append(line.replace("#", "", 1))
+    doc = yaml.safe_load("\n".join(b[indent:] for b in block))
+    assert isinstance(doc, dict)
+    return dict(doc["waitForPodsReady"])
+
+
+def test_wait_for_pods_ready_is_set_with_the_fields_kueue_documents(
+    shipped: dict[str, Any], shipped_stacks: Path
+) -> None:
+    """Code review R6: every field we set is one the chart's example spells (the pinned Kueue's config API),
+    the timeout is set, requeuing backs off, and the chart's own configuration has no such block."""
+    ours = _rendered(shipped[ENV], shipped_stacks / ENV)["waitForPodsReady"]
+    documented = _chart_wait_for_pods_ready()
+    assert set(ours) <= set(documented), set(ours) - set(documented)
+    assert set(ours["requeuingStrategy"]) <= set(documented["requeuingStrategy"])
+    assert ours["timeout"] == ours["recoveryTimeout"] == "1800s"
+    assert ours["requeuingStrategy"]["backoffBaseSeconds"] == documented["requeuingStrategy"]["backoffBaseSeconds"]
+    assert "waitForPodsReady" not in _chart_default()

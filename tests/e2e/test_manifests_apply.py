@@ -45,3 +45,25 @@ def test_manifests_folder_applies_to_an_empty_cluster_and_reapplies_unchanged(
     # and the server-side view agrees: nothing to change
     diff = cluster.kubectl("diff", "-f", str(folder), check=False)
     assert diff.returncode == 0, diff.stdout
+
+
+def test_staging_serving_is_reachable_from_google_load_balancers_and_nlp_as_stored(
+    fresh_cluster: Callable[[], LocalCluster], tmp_path: Path
+) -> None:
+    """config/staging.yaml: serving's ``ingress_from: {presets: [google-lb], teams: [nlp]}`` is a second
+    NetworkPolicy the API server stores as declared: Google's health-check and GFE ranges (35.191.0.0/16,
+    130.211.0.0/22: cloud.google.com/load-balancing/docs/firewall-rules) and nlp's namespace; the default
+    deny is still there (code review R7)."""
+    folder = write_manifests("staging", tmp_path)
+    cluster = fresh_cluster()
+    install_crds(cluster)
+    cluster.kubectl("apply", "-f", str(folder))
+    stored = cluster.get("networkpolicy", "allow-ingress-from", namespace="serving")
+    [rule] = stored["spec"]["ingress"]
+    assert stored["spec"]["podSelector"] == {} and stored["spec"]["policyTypes"] == ["Ingress"]
+    assert [p["ipBlock"]["cidr"] for p in rule["from"] if "ipBlock" in p] == ["35.191.0.0/16", "130.211.0.0/22"]
+    assert [p["namespaceSelector"]["matchLabels"] for p in rule["from"] if "namespaceSelector" in p] == [
+        {"kubernetes.io/metadata.name": "nlp"}
+    ]
+    assert cluster.get("networkpolicy", "default-deny-ingress", namespace="serving")["spec"]["podSelector"] == {}
+    assert cluster.kubectl("get", "networkpolicy", "allow-ingress-from", "-n", "nlp", check=False).returncode != 0

@@ -42,12 +42,17 @@ from queue_scenarios import TEAMS, queue_scenario_config
 from require import build_output, require_or_skip
 
 FLAVOR = "v5e-2x2"
+PODS_READY_SECONDS = 20
+NEVER_ARRIVED = "e2e.gke-accel/never-arrived"  # a taint standing for nodes the autoscaler cannot create
 
 
 def shared_environment() -> tuple[EnvironmentPlan, QueuePlan]:
     data = queue_scenario_config(
         {"name": "v5e", "generation": "v5e", "topology": "2x2", "zone": "us-central1-a", "max_slices": 8}
     )
+    # Kueue's waitForPodsReady at 20 s instead of 1800 s, so the never-arriving-nodes scenario ends within a
+    # minute; every other scenario's pods are Ready within seconds on kwok nodes
+    data["queues"]["pods_ready_timeout_seconds"] = PODS_READY_SECONDS
     env = load_environment_text(to_yaml(data))
     plan = queue_plan_of(env)  # the ResourceQuotas of platform_manifests(env) are the Kueue ceilings
     assert plan is not None
@@ -489,3 +494,37 @@ def test_without_kueues_webhook_registration_a_queued_job_is_not_suspended(
     finally:
         register(c, [mutating])
         wait_webhook_effective(c, SUSPEND_PROBE, lambda j: j["spec"].get("suspend") is True, "the webhook back")
+
+
+def test_nodes_that_never_arrive_release_the_quota_after_the_pods_ready_timeout(fresh_queues: LocalCluster) -> None:
+    """Code review R6: a stockout. research borrows the whole flavor (8 hosts, 32 chips) but only 2 of the
+    8 v5e nodes ever come up (the other 6 tainted: the autoscaler cannot create them). Its workload is
+    admitted, 6 pods stay Pending; after waitForPodsReady's timeout Kueue evicts it (PodsReadyTimeout),
+    requeues it with backoff and frees its quota, so nlp's job of 2 hosts, waiting behind it, is admitted
+    and runs on the 2 nodes there are."""
+    c = fresh_queues
+    nodes = sorted(n["metadata"]["name"] for n in c.get("nodes")["items"] if n["metadata"]["name"].startswith("v5e-"))
+    assert len(nodes) == 8
+    missing = nodes[2:]
+    c.kubectl("taint", "nodes", *missing, f"{NEVER_ARRIVED}=true:NoSchedule")
+    try:
+        c.apply([job("q-research", "stockout", hosts=8)])
+        c.wait_for(lambda: admitted(c, "q-research", "stockout"), what="the 32-chip job admitted on quota")
+        admitted_at = time.monotonic()
+        c.apply([job("q-nlp", "behind", hosts=2)])
+        pending = c.wait_for(lambda: workload_of(c, "q-nlp", "behind"), what="nlp's workload created")
+        assert condition(pending, "QuotaReserved") is None  # the flavor's 32 chips are all reserved
+        evicted = c.wait_for(
+            lambda: condition(workload_of(c, "q-research", "stockout"), "Evicted"),
+            timeout=PODS_READY_SECONDS + 60,
+            what="Kueue to evict the workload whose pods never became ready",
+        )
+        assert evicted["reason"] == "PodsReadyTimeout", evicted
+        assert time.monotonic() - admitted_at >= PODS_READY_SECONDS - 2
+        c.wait_for(lambda: admitted(c, "q-nlp", "behind"), timeout=60, what="nlp's job admitted on the freed quota")
+        c.wait_for(lambda: job_running(c, "q-nlp", "behind", 2), timeout=60, what="nlp's 2 pods Running")
+        w = workload_of(c, "q-research", "stockout")
+        assert w is not None and not admitted(c, "q-research", "stockout")
+        assert w["status"].get("requeueState", {}).get("count", 0) >= 1, w["status"]  # requeued with backoff
+    finally:
+        c.kubectl("taint", "nodes", *missing, f"{NEVER_ARRIVED}-", check=False)

@@ -9,7 +9,8 @@ import pytest
 
 from gke_accel.catalog import load_catalog
 from gke_accel.model.pools.node_pool import LABEL_PREFIX
-from gke_accel.model.pools.node_shape import node_shape
+from gke_accel.model.pools.node_shape import CAPACITY_LABEL, node_shape
+from gke_nodes import FIXTURES as FIXTURES_DIR
 from gke_nodes import GkeNodeFixture, load_fixtures
 
 FIXTURES = load_fixtures()
@@ -35,10 +36,26 @@ def test_node_labels_match_gke(fixture: GkeNodeFixture) -> None:
     ours = {
         k: v
         for k, v in shape.node_labels(labels["topology.kubernetes.io/zone"]).items()
-        if not k.startswith(f"{LABEL_PREFIX}/")
+        if not k.startswith(f"{LABEL_PREFIX}/") or k == CAPACITY_LABEL
     }
     assert ours == labels
     assert not set(fixture.not_modelled) & set(ours), "a label both modelled and listed as not modelled"
+
+
+@pytest.mark.parametrize("fixture", FIXTURES, ids=IDS)
+def test_selectors_require_only_documented_labels(fixture: GkeNodeFixture) -> None:
+    """A selector never requires a label the fixture marks UNVERIFIED (``node_shape``'s inferred labels),
+    and every label it requires is on the fixture's node."""
+    shape = node_shape(fixture.plan())
+    path = FIXTURES_DIR / f"{fixture.name}.yaml"
+    unverified = {
+        line.split(":", 1)[0].strip()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if "UNVERIFIED" in line.split("#", 1)[-1] and ":" in line and not line.lstrip().startswith("#")
+    }
+    assert not set(shape.selector()) & unverified
+    assert set(shape.inferred) <= unverified | set(fixture.not_modelled)
+    assert shape.selector().items() <= fixture.node["metadata"]["labels"].items()
 
 
 @pytest.mark.parametrize("fixture", FIXTURES, ids=IDS)

@@ -22,6 +22,7 @@ def test_spot_v5e_node_carries_tpu_labels_taints_and_chips() -> None:
         "cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice",
         "cloud.google.com/gke-tpu-topology": "2x2",
         "cloud.google.com/gke-spot": "true",
+        "gke-accel/capacity": "spot",
     }
     assert shape.labels["cloud.google.com/gke-nodepool"] == "v5e"
     assert shape.extended_resources() == {"google.com/tpu": "4"}
@@ -35,7 +36,7 @@ def test_spot_v5e_node_carries_tpu_labels_taints_and_chips() -> None:
 def test_on_demand_gpu_node_has_no_spot_label_and_advertises_its_gpus() -> None:
     [plan] = plan_gpu_pool(GpuPoolSpec(name="l4", gpu="l4", gpus_per_node=2), region=REGION, cluster_zones=ZONES)
     shape = node_shape(plan)
-    assert shape.selector() == {"cloud.google.com/gke-accelerator": "nvidia-l4"}
+    assert shape.selector() == {"cloud.google.com/gke-accelerator": "nvidia-l4", "gke-accel/capacity": "on-demand"}
     assert shape.extended_resources() == {"nvidia.com/gpu": "2"}
     assert shape.tolerations() == [
         {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}

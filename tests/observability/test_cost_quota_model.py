@@ -81,7 +81,10 @@ def test_totals_fee_source_date_and_the_system_pool_with_its_disks() -> None:
     system = pool(shipped("dev"), "system")
     assert system.priced and (system.monthly_min, system.monthly_max) == (107.83, 323.49)
     assert cost.total_monthly_min == round(73.00 + 107.83, 2)
-    assert cost.total_monthly_max == round(73.00 + 323.49 + 1263.80 + 1722.21, 2)
+    # CPU pool: e2-standard-8 0.268024 $/h x 730 + 100 GB x 0.10 = 205.65752 per node, 0-4 nodes: 822.63
+    cpu = pool(shipped("dev"), "cpu")
+    assert cpu.priced and (cpu.monthly_min, cpu.monthly_max) == (0, 822.63)
+    assert cost.total_monthly_max == round(73.00 + 323.49 + 1263.80 + 1722.21 + 822.63, 2)
     assert cost.unpriced == ()
 
 
@@ -200,7 +203,7 @@ def test_cost_command_prints_table_totals_and_source_date(capsys: pytest.Capture
 def test_cost_command_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["cost", "--config-dir", str(CONFIG), "--env", "dev", "--json"]) == 0
     data: dict[str, Any] = json.loads(capsys.readouterr().out)
-    assert data["dev"]["total_monthly_max"] == 3382.50
+    assert data["dev"]["total_monthly_max"] == 4205.13  # 3382.50 + the CPU pool's 822.63 (above)
 
 
 def test_cost_command_bad_config_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -214,4 +217,5 @@ def test_synth_section_shows_alerts_quota_derivation_and_cost_line() -> None:
     text = synth_section(shipped("prod"))
     assert "alerts: gpu_idle (WARNING)" in text and "nodes_not_ready (CRITICAL)" in text
     assert "h100-train 2 nodes x 8 = 16 -> requested" in text
-    assert "cost: $25,835-$158,603/month" in text and "prices of 2026-07-30" in text
+    # + prod's CPU pool at 6 nodes x 205.65752 = 1,233.95: 158,603 -> 159,837
+    assert "cost: $25,835-$159,837/month" in text and "prices of 2026-07-30" in text

@@ -76,10 +76,24 @@ def test_quota_sums_gpu_models_into_one_kubernetes_resource() -> None:
     assert compute["spec"]["hard"]["requests.nvidia.com/gpu"] == "5"
 
 
-def test_priority_classes_let_inference_preempt_and_batch_never() -> None:
+def test_with_kueue_no_pod_priority_class_preempts() -> None:
+    """dev runs Kueue (queues: {}): Kueue is the only preemptor, so kube-scheduler never evicts a pod
+    Kueue admitted (code review R6); the values still order inference > training > batch for Kueue."""
     classes = {m["metadata"]["name"]: m for m in by_kind(platform_manifests(plan_of("dev")), "PriorityClass")}
     assert classes["inference"]["value"] > classes["training"]["value"] > classes["batch"]["value"]
+    assert {c["preemptionPolicy"] for c in classes.values()} == {"Never"}
+    assert [n for n, c in classes.items() if "globalDefault" in c] == ["training"]
+
+
+def test_priority_classes_without_kueue_let_inference_preempt_and_batch_never() -> None:
+    data = base_config()
+    data["teams"] = [{"name": "nlp", "google_group": "nlp@acme.example.com", "accelerators": {"v5e": 4}}]
+    plan = load_environment_text(to_yaml(data))
+    assert plan.queues is None
+    classes = {m["metadata"]["name"]: m for m in by_kind(platform_manifests(plan), "PriorityClass")}
+    assert classes["inference"]["value"] > classes["training"]["value"] > classes["batch"]["value"]
     assert classes["inference"]["preemptionPolicy"] == "PreemptLowerPriority"
+    assert classes["training"]["preemptionPolicy"] == "PreemptLowerPriority"
     assert classes["batch"]["preemptionPolicy"] == "Never"
     assert [n for n, c in classes.items() if "globalDefault" in c] == ["training"]
     assert classes["training"]["globalDefault"] is True

@@ -32,9 +32,16 @@ V5E_CPU, V5E_MIB = 110.65, 183_605  # one ct5lp-hightpu-4t VM, as above
 L4_CPU, L4_MIB = 10.9, 42_375  # one g2-standard-12 VM
 
 
-def hand(vms_v5e: int, vms_l4: int) -> tuple[int, int]:
-    cpu = 64 + vms_v5e * V5E_CPU + vms_l4 * L4_CPU
-    mib = 256 * 1024 + vms_v5e * V5E_MIB + vms_l4 * L4_MIB
+# staging's CPU pool: 6 e2-standard-8 (8 vCPU / 32 GiB, Compute Engine general-purpose family); per node
+# 8 - (0.06 + 0.01 + 0.01 + 4 x 0.0025 = 0.09) - 1 = 6.91 cores and 32 GiB - (1 + 0.8 + 0.8 + 16 x 0.06 =
+# 3.56 GiB) = 29,122.56 MiB - 100 = 29,022 MiB, - 2,048 = 26,974 MiB; 6 nodes: 41.46 cores, 161,844 MiB
+# = 158 GiB; a third each for three teams, whole cores and GiB: 13 cores, 52 GiB.
+STAGING_BASE = (13, 52)
+
+
+def hand(vms_v5e: int, vms_l4: int, base: tuple[int, int] = (64, 256)) -> tuple[int, int]:
+    cpu = base[0] + vms_v5e * V5E_CPU + vms_l4 * L4_CPU
+    mib = base[1] * 1024 + vms_v5e * V5E_MIB + vms_l4 * L4_MIB
     return math.ceil(round(cpu, 6)), math.ceil(mib / 1024)
 
 
@@ -53,7 +60,7 @@ def test_staging_quotas_make_room_for_every_chip_a_team_may_hold_through_kueue()
     cqs = {t.team: t for t in plan.queues.teams} if plan.queues else {}
     quotas = {t.name: t.quota for t in plan.teams}
     for team, vms in (("nlp", (8, 4)), ("research", (6, 4)), ("serving", (8, 4))):
-        cpu, gib = hand(*vms)
+        cpu, gib = hand(*vms, base=STAGING_BASE)
         assert (cqs[team].cpu, cqs[team].memory_gib) == (cpu, gib), team
         # the ResourceQuota adds one GCS FUSE sidecar (250m, 256Mi) per accelerator pod Kueue can admit
         pods = sum(cqs[team].ceilings.values())
@@ -81,12 +88,13 @@ def test_a_cpu_quota_set_below_its_chips_vms_is_kept_and_warned_about(cpu: int, 
 
 def test_workload_new_gives_each_pod_of_a_staging_slice_its_whole_vm_and_two_slices_fit_nlp() -> None:
     """Before the quota was derived, nlp's 64 cores capped a slice's two pods at 31,750m each, so nlp ran
-    one 8-chip slice, never its 16-chip share. A pod that owns a VM: 110.65 cores, less the FUSE sidecar."""
+    one 8-chip slice, never its 16-chip share. A pod that owns a VM: 110.65 cores, less the FUSE sidecar;
+    memory also less the kernel's 2% of the machine's 192 GiB (ceil(3,932.16) = 3,933 MiB, catalog node_fit)."""
     plan = load_environment(CONFIG / "staging.yaml")
     (jobset,) = new_workload(plan, WorkloadRequest(name="t", team="nlp", kind="jobset", accelerator="v5e",
                                                    image="us-docker.pkg.dev/p/r/i:1", chips=8))  # fmt: skip
     pod = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
     requests = pod["containers"][0]["resources"]["requests"]
-    assert requests["cpu"] == "110400m" and requests["memory"] == f"{V5E_MIB - 256}Mi"
+    assert requests["cpu"] == "110400m" and requests["memory"] == f"{V5E_MIB - 3933 - 256}Mi"
     nlp = next(t for t in plan.queues.teams if t.team == "nlp") if plan.queues else None
     assert nlp is not None and nlp.cpu >= 2 * 2 * 110.4  # two slices of two pods

@@ -20,7 +20,7 @@ FIXTURES = load_fixtures()
 NAMES = {
     "gpu-a100-80gb-whole": "a100-80gb",
     "gpu-h100-queued": "h100-80gb-queued",
-    "gpu-h100-reservation": "h100-80gb",
+    "gpu-h100-reservation": "h100-80gb-reservation",
     "gpu-h100-whole": "h100-80gb",
     "gpu-l4-flex-start": "l4-flex-start",
     "gpu-l4-mps": "l4-mps3",

@@ -48,9 +48,11 @@ def test_shipped_dev_shares_its_spot_pools_between_two_teams() -> None:
     rows = {line.split()[0]: line for line in lines[3:5]}
     assert set(rows) == {"nlp", "vision"}
     for row in rows.values():
-        # cpu/memory: 64 + 2 ct5lp-hightpu-4t x 110.65 + 4 g2-standard-12 x 10.9 = 328.9 cores; 256 GiB +
-        # (2 x 183,605 + 4 x 42,375) MiB = 780.1 GiB (per-VM figures: tests/platform/test_team_compute.py)
-        assert "l4-spot 2, v5e-2x2-spot 4" in row and row.endswith("tpu 8, gpu 4           329 / 781Gi")
+        # cpu/memory: 13 + 2 ct5lp-hightpu-4t x 110.65 + 4 g2-standard-12 x 10.9 = 277.9 cores; 52 GiB +
+        # (2 x 183,605 + 4 x 42,375) MiB = 576.1 GiB (per-VM figures: tests/platform/test_team_compute.py;
+        # the base 13 cores / 52 GiB: half of dev's CPU pool, 4 e2-standard-8 of 6.91 cores / 26,974 MiB
+        # after GKE's reservation and the DaemonSet margin, 27.6 cores / 105.4 GiB in all)
+        assert "l4-spot 2, v5e-2x2-spot 4" in row and row.endswith("tpu 8, gpu 4           278 / 577Gi")
     assert "  flavor v5e-2x2-spot: 8 tpu max, pools v5e-dev" in lines
     assert "  flavor l4-spot: 4 gpu max, pools l4-dev" in lines
 

@@ -68,7 +68,8 @@ def test_production_cannot_be_destroyed_by_terraform(shipped: dict[str, Any]) ->
     pools = {
         r["name"]: r.get("lifecycle", {}).get("prevent_destroy") for r in resources(doc, "google_container_node_pool")
     }
-    assert pools.pop("system") is None and pools and all(pools.values()), pools
+    # the system pool and the CPU pool hold no scarce capacity: replaced freely, like any stateless pool
+    assert pools.pop("system") is None and pools.pop("cpu") is None and pools and all(pools.values()), pools
     assert one(doc, "google_storage_bucket")["force_destroy"] is False
 
 

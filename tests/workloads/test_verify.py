@@ -176,6 +176,36 @@ def test_smoke_pods_are_built_like_templates_in_a_team_namespace_with_quota(stag
     assert tpu["metadata"]["namespace"] == "nlp"  # the team with a v5e quota
     assert tpu["spec"]["containers"][0]["resources"]["limits"]["google.com/tpu"] == "4"  # one VM of the 2x4 slice
     assert gpu["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1"
-    assert gpu["spec"]["nodeSelector"] == {"cloud.google.com/gke-accelerator": "nvidia-l4"}
+    assert gpu["spec"]["nodeSelector"] == {
+        "cloud.google.com/gke-accelerator": "nvidia-l4",
+        "gke-accel/capacity": "on-demand",
+    }
     assert violations(gpu["spec"], "restricted") == []
     assert "volumes" not in gpu["spec"] or all(v["name"] != "checkpoints" for v in gpu["spec"]["volumes"])
+
+
+def test_a_node_without_an_undocumented_label_is_not_drift() -> None:
+    """Code review R8: GKE's page does not say a specific-reservation pool's nodes carry
+    cloud.google.com/reservation-name (tests/fixtures/gke-nodes/README.md, RES: UNVERIFIED), so a node
+    without it passes; a documented label that is wrong still fails."""
+    import yaml
+
+    from gke_accel.model import load_environment_text
+    from helpers import base_config, to_yaml
+
+    fixture = yaml.safe_load((ROOT / "tests" / "fixtures" / "gke-nodes" / "gpu-h100-reservation.yaml").read_text())
+    data = base_config()
+    data["cluster"]["node_zones"] = ["us-central1-a"]
+    data["tpu_pools"], data["gpu_pools"] = [], [fixture["pool"]]
+    plan = load_environment_text(to_yaml(data))
+    node = copy.deepcopy(fixture["node"])
+    [pool] = [p for p in pool_nodes(plan) if p.name == fixture["pool"]["name"]]
+    node["metadata"]["labels"].update({k: v for k, v in pool.labels.items() if k.startswith("gke-accel/")})  # ours
+    del node["metadata"]["labels"]["cloud.google.com/reservation-name"]
+    state = ClusterState(nodes=[node], pods=[], objects={}, namespaces=set())
+    report = verify_state(plan, state)
+    assert [r.detail for r in report.rows if r.area == "node"] == []  # a node row is a problem
+    assert statuses(report)[("pool", pool.name)] == "ok"
+    node["metadata"]["labels"]["cloud.google.com/gke-accelerator"] = "nvidia-h100-mega-80gb"
+    [row] = [r for r in verify_state(plan, state).rows if r.area == "node"]
+    assert row.status == "FAIL" and "cloud.google.com/gke-accelerator" in row.detail

@@ -34,6 +34,7 @@ def workload_env_config() -> dict[str, Any]:
         {"name": "l4", "gpu": "l4", "gpus_per_node": 1, "max_nodes": 2, "consumption": "spot"},
         {"name": "l4x2", "gpu": "l4", "gpus_per_node": 2, "max_nodes": 2},
     ]
+    data["cpu_pools"] = [{"name": "cpu", "max_nodes": 2}]  # CPU-only pods (a GPU job asking for 0 GPUs)
     data["teams"] = [
         {
             "name": "nlp",

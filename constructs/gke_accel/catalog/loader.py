@@ -11,6 +11,7 @@ from importlib import resources
 from typing import Any, Literal
 
 from gke_accel.catalog._yaml import safe_load
+from gke_accel.catalog.general import NodeFit, node_fit
 from gke_accel.catalog.zone_facts import ZoneFacts, load_zone_facts
 
 Placement = Literal["compact", "workload_policy"]
@@ -153,11 +154,16 @@ class Catalog:
     driver_installer: DriverInstallerFacts
     zones: ZoneFacts
     tpu_machine_sizes: dict[str, MachineSize] = field(default_factory=dict)
+    general_machines: dict[str, MachineSize] = field(default_factory=dict)  # CPU pools, the system pool
+    default_cpu_machine: str = ""  # a CPU pool's machine unless it names one
+    node_fit: NodeFit = field(default_factory=lambda: NodeFit(1000, 2048, 2.0))
 
     def machine_size(self, machine_type: str) -> MachineSize | None:
-        """vCPU and memory of a TPU host, accelerator-optimized GPU machine or listed N1 host."""
+        """vCPU and memory of a TPU host, GPU machine, listed N1 host or listed general-purpose machine."""
         if machine_type in self.tpu_machine_sizes:
             return self.tpu_machine_sizes[machine_type]
+        if machine_type in self.general_machines:
+            return self.general_machines[machine_type]
         gpu = self.gpu_machines.get(machine_type)
         if gpu is not None:
             return MachineSize(machine_type, gpu.vcpu, gpu.memory_gb)
@@ -218,7 +224,7 @@ def load_catalog() -> Catalog:
     acc = _read_yaml("accelerators.yaml")
     pr = _read_yaml("prices.yaml")
     di = _read_yaml("driver_installer.yaml")
-    tpu, gpu = acc["tpu"], acc["gpu"]
+    tpu, gpu, general = acc["tpu"], acc["gpu"], acc["general"]["machines"]  # general: CPU machines
     cube_chips = 64  # one 4x4x4 cube
     zones = load_zone_facts()
     return Catalog(
@@ -290,4 +296,7 @@ def load_catalog() -> Catalog:
         tpu_machine_sizes={
             str(n): MachineSize(str(n), int(r["vcpu"]), int(r["memory_gb"])) for n, r in tpu["machine_sizes"].items()
         },
+        general_machines={str(n): MachineSize(str(n), int(r["vcpu"]), int(r["memory_gb"])) for n, r in general.items()},
+        default_cpu_machine=str(acc["general"]["default_cpu_machine"]),
+        node_fit=node_fit(acc["node_fit"]),
     )

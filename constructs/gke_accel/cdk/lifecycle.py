@@ -12,9 +12,8 @@ from gke_accel.cdk._framework import TerraformResource
 from gke_accel.cdk._providers import pool_structs
 from gke_accel.model.cluster.spec import MaintenanceSpec
 from gke_accel.model.lifecycle.plan import DerivedExclusion, PoolLifecyclePlan
-from gke_accel.model.pools.node_pool import LABEL_PREFIX, NodePoolPlan
-
-ROLE_LABEL = f"{LABEL_PREFIX}/role"  # read by review (review/lifecycle.py) and by people on the nodes
+from gke_accel.model.pools.node_pool import NodePoolPlan
+from gke_accel.model.pools.node_shape import pool_labels
 
 
 def exclusion_blocks(m: MaintenanceSpec, derived: DerivedExclusion | None) -> list[dict[str, Any]] | None:
@@ -83,8 +82,5 @@ def apply_host_maintenance(pool: TerraformResource, life: PoolLifecyclePlan | No
 
 
 def role_labels(plan: NodePoolPlan) -> dict[str, str]:
-    """The pool's node labels, plus its role when it has one other than dev."""
-    life = plan.lifecycle
-    if life is None or life.role == "dev":
-        return plan.labels
-    return {**plan.labels, ROLE_LABEL: life.role}
+    """The pool's node labels as ``node_shape`` decides them (its role included)."""
+    return pool_labels(plan)

@@ -67,6 +67,8 @@ class EnvironmentStack(TerraformStack):
             PlannedPools(self, declared.construct_id, cluster=self.cluster, plans=plan.pools_of(declared))
             for declared in plan.declared_pools
         ]
+        # general-purpose pools for CPU-only pods (model/pools/cpu_pool.py), planned with the environment
+        self.cpu_pools = [self.cluster.node_pool(self, f"cpu-{p.name}", p) for p in plan.cpu_pools]
         self.platform = InClusterPlatform(self, "platform", plan=plan, cluster=self.cluster)
         queues = plan.queues
         jobset = bool(jobset_reasons(plan.pools, queues))  # multi-host slices, multi-node GPU pools, Kueue
@@ -101,7 +103,9 @@ class EnvironmentStack(TerraformStack):
         self.fences = None
         if kueue and self.queues:
             self.fences = PriorityFence(self, "fences", manifests=objects.fence, queues=self.queues)
-        if plan.prevent_destroy:  # production: the cluster (above), accelerator pools, checkpoint bucket
+        # production: the cluster (above), accelerator pools, checkpoint bucket; like the system pool, CPU pools
+        # hold no scarce capacity and are replaced freely (a new machine type is a new pool)
+        if plan.prevent_destroy:
             pools = [p.resource for group in self.pools for p in group.pools]
             prevent_destroy([*pools, *([self.platform.bucket] if self.platform.bucket is not None else [])])
         self.observability = Observability(self, "observability", plan=plan, cluster=self.cluster)

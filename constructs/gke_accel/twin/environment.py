@@ -4,8 +4,8 @@
 
 - kube-apiserver with GKE's pod admission (localcluster.ADMISSION_PLUGINS: ExtendedResourceToleration),
   kube-controller-manager (Job, ReplicaSet, Deployment, quota, ... controllers), kube-scheduler and kwok;
-- kwok nodes for the system pool and every accelerator pool at its maximum size (``nodes.pool_node``), as
-  the cluster autoscaler could create them, so "Pending" means "never";
+- kwok nodes for the system pool, every accelerator pool and every CPU pool at its maximum size
+  (``nodes.pool_node``), as the cluster autoscaler could create them, so "Pending" means "never";
 - the Helm releases the synthesized stack installs (``gke-accel synth --env E``: ``helm_release`` resources
   whose chart is ``kueue`` or ``jobset``): their CRDs from the pinned Go modules, the controllers on
   loopback with their webhooks registered by URL; Kueue with the Configuration from the release's values;
@@ -73,9 +73,9 @@ def kueue_configuration_of(release: dict[str, Any]) -> dict[str, Any]:
 
 
 def all_nodes(plan: EnvironmentPlan, per_pool: str | int = "max") -> list[dict[str, Any]]:
-    """The system pool's and every accelerator pool's nodes: each pool at its maximum size (``"max"``,
-    as the cluster autoscaler could grow it), or ``per_pool`` nodes (at most the maximum)."""
-    pools = [plan.cluster.system_pool, *plan.pools]
+    """The system pool's, every accelerator pool's and every CPU pool's nodes: each pool at its maximum size
+    (``"max"``, as the cluster autoscaler could grow it), or ``per_pool`` nodes (at most the maximum)."""
+    pools = [plan.cluster.system_pool, *plan.pools, *plan.cpu_pools]
     if per_pool != "max" and (isinstance(per_pool, str) or per_pool < 1):
         raise ValueError(f"per_pool: {per_pool!r} is neither 'max' nor a node count >= 1")
 

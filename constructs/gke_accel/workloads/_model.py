@@ -13,6 +13,7 @@ from gke_accel.model.core.yaml_input import ConfigInputError, parse_config_docum
 from gke_accel.model.environment.ladders import ladders_of
 from gke_accel.model.pools.node_pool import POOL_LABEL
 from gke_accel.model.pools.node_shape import (
+    CAPACITY_LABEL,
     FLEX_START_LABEL,
     NODEPOOL_LABEL,
     QUEUED_LABEL,
@@ -27,6 +28,7 @@ from gke_accel.model.pools.topology import dims
 from gke_accel.model.storage import fuse as storage_fuse
 
 __all__ = [
+    "CAPACITY_LABEL",
     "FLEX_START_LABEL",
     "NODEPOOL_LABEL",
     "POOL_LABEL",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from gke_accel.workloads._model import (
+    CAPACITY_LABEL,
     FLEX_START_LABEL,
     NODEPOOL_LABEL,
     POOL_LABEL,
@@ -29,6 +30,7 @@ from gke_accel.workloads._model import (
 # Labels that pick one rung (or one pool) of a ladder: a workload that selects one bypasses the ladder.
 RUNG_PINS = (
     RUNG_LABEL,
+    CAPACITY_LABEL,
     SPOT_LABEL,
     FLEX_START_LABEL,
     QUEUED_LABEL,

@@ -71,12 +71,14 @@ class PoolNodes:
             return f"{p.name} ({p.tpu_generation} {p.tpu_topology}, {p.chips_per_node} chips per VM)"
         if p.kind == "gpu":
             return f"{p.name} ({self.shape.allocatable} x {p.resource} per node, {p.accelerator})"
+        if p.kind == "cpu":
+            return f"{p.name} (CPU, {p.machine_type})"
         return f"{p.name} (system)"
 
 
 def pool_nodes(plan: EnvironmentPlan, *, include_system: bool = True) -> list[PoolNodes]:
-    """Every pool of the environment (the system pool first), as its nodes look."""
-    pools = [plan.cluster.system_pool, *plan.pools] if include_system else list(plan.pools)
+    """Every pool of the environment (the system pool first, the CPU pools last), as its nodes look."""
+    pools = [*([plan.cluster.system_pool] if include_system else []), *plan.pools, *plan.cpu_pools]
     return [PoolNodes(pool, node_shape(pool), pool.node_bounds()[1]) for pool in pools]
 
 

@@ -24,10 +24,12 @@ from gke_accel.model.environment.pools import plan_declared_pool
 from gke_accel.model.environment.registry import check_all, plan_all
 from gke_accel.model.environment.spec import EnvironmentSpec
 from gke_accel.model.lifecycle_planner.hook import apply_lifecycle
+from gke_accel.model.pools.cpu_pool import plan_cpu_pool
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
 from gke_accel.model.queues.shares import team_shares
 from gke_accel.model.security.state import prefix_problem
+from gke_accel.model.teams.compute import cpu_base
 from gke_accel.model.teams.plan import plan_teams, with_queues
 
 BUCKET_NAME = re.compile(r"[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]")
@@ -65,8 +67,11 @@ def _check_environment(spec: EnvironmentSpec, issues: IssueCollector) -> None:
         issues.bad("backend.prefix", b.prefix, problem, "folder names joined by '/', such as gke-accel/prod")
 
 
-def _check_cluster_size(cluster: ClusterPlan, pools: list[NodePoolPlan], issues: IssueCollector) -> None:
+def _check_cluster_size(
+    cluster: ClusterPlan, pools: list[NodePoolPlan], issues: IssueCollector, cpu_pools: Sequence[NodePoolPlan] = ()
+) -> None:
     """GKE's per-cluster limits over every derived pool (one pool per multi-host slice)."""
+    pools = [*pools, *cpu_pools]
     count = len(pools) + 1  # and the system pool
     if count > POOLS_MAX:
         issues.bad("tpu_pools", count, "node pools is more than gke-accel supports", f"at most {POOLS_MAX}")
@@ -120,7 +125,13 @@ def plan_environment(
         failed += len(issues.issues) > before
     # a pool with a field that did not parse is incomplete: no capacity cross-checks on its defaults
     failed += sum(1 for r in replaced if r.startswith(("tpu_pools", "gpu_pools")))
-    _check_cluster_size(cluster, pools, issues)
+    cpu_pools = [
+        plan
+        for i, cpu in enumerate(spec.cpu_pools)
+        if (plan := plan_cpu_pool(cpu, cluster_zones=cluster.node_zones, path=f"cpu_pools[{i}]", issues=issues,
+                                  catalog=catalog)) is not None
+    ]  # fmt: skip
+    _check_cluster_size(cluster, pools, issues, cpu_pools)
     # the capacity ladders, planned once (their mistakes reported here); pools behind a rung get the
     # label and taint of their ladder's ComputeClass
     ladders = ladders_of_spec(spec, pools, issues) if spec.capacity and not failed else ()
@@ -131,6 +142,7 @@ def plan_environment(
     seen: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
     declared = [(f"tpu_pools[{i}].name", p.name) for i, p in enumerate(spec.tpu_pools)]
     declared += [(f"gpu_pools[{i}].name", p.name) for i, p in enumerate(spec.gpu_pools)]
+    declared += [(f"cpu_pools[{i}].name", p.name) for i, p in enumerate(spec.cpu_pools)]
     for path, name in declared:
         claim_pool_name(seen, name, path, issues)
     derived = [p.name for p in pools]
@@ -154,6 +166,7 @@ def plan_environment(
         checkpoints=spec.platform.checkpoints.enabled,
         catalog=catalog,
         pools=pools,
+        base=cpu_base(spec.cpu_pools, len(spec.teams), catalog),
     )
     planned = plan_all(spec, pools, teams, catalog, ladders)
     teams = with_queues(teams, team_shares(planned.queues), catalog)  # quotas follow the queue shares
@@ -170,6 +183,7 @@ def plan_environment(
         lifecycle=lifecycle,
         ladders=ladders,
         declared_pools=tuple(sources),
+        cpu_pools=tuple(cpu_pools),
     )
 
 

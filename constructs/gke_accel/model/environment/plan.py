@@ -51,6 +51,7 @@ class EnvironmentPlan:
     lifecycle: LifecyclePlan | None = None  # pool roles and upgrade posture: model/lifecycle/
     ladders: tuple[LadderPlan, ...] = ()  # the capacity ladders, in config order (model/capacity), planned once
     declared_pools: tuple[DeclaredPool, ...] = ()  # config order, TPU then GPU: which spec each pool comes from
+    cpu_pools: tuple[NodePoolPlan, ...] = ()  # general-purpose pools for CPU-only pods (model/pools/cpu_pool.py)
 
     @property
     def name(self) -> str:

@@ -33,6 +33,7 @@ from gke_accel.model.security.rules import check_security
 from gke_accel.model.storage.bucket import check_bucket_options
 from gke_accel.model.storage.restart import check_restart
 from gke_accel.model.storage.weights import check_weights
+from gke_accel.model.teams.compute import cpu_base
 from gke_accel.model.teams.plan import TeamPlan
 
 
@@ -133,7 +134,10 @@ class _Queues:
     def plan(self, spec: EnvironmentSpec, derived: Derived) -> Planned:
         ranks = flavor_ranks(derived.ladders)  # the capacity ladders' order
         teams = [t.spec for t in derived.teams]
-        queues = plan_queues(spec.environment, teams, spec.queues, derived.pools, derived.catalog, ranks=ranks)
+        base = cpu_base(spec.cpu_pools, len(spec.teams), derived.catalog)  # each team's CPU-only cpu/memory
+        queues = plan_queues(
+            spec.environment, teams, spec.queues, derived.pools, derived.catalog, ranks=ranks, base=base
+        )
         return Planned(queues=queues)
 
 

@@ -14,7 +14,7 @@ from gke_accel.model.cluster.spec import ClusterSpec
 from gke_accel.model.lifecycle.spec import LifecycleSpec
 from gke_accel.model.observability.spec import BudgetSpec, MonitoringSpec
 from gke_accel.model.platform.spec import PlatformSpec, TeamSpec
-from gke_accel.model.pools.spec import GpuPoolSpec, TpuPoolSpec
+from gke_accel.model.pools.spec import CpuPoolSpec, GpuPoolSpec, TpuPoolSpec
 from gke_accel.model.queues.spec import QueuesSpec
 from gke_accel.model.storage.spec import RestartSpec, WeightsSpec
 
@@ -44,6 +44,8 @@ class EnvironmentSpec:
     labels: dict[str, str] = field(default_factory=dict)
     tpu_pools: tuple[TpuPoolSpec, ...] = ()
     gpu_pools: tuple[GpuPoolSpec, ...] = ()
+    # General-purpose pools for CPU-only pods (model/pools/cpu_pool.py); none: such pods have no node
+    cpu_pools: tuple[CpuPoolSpec, ...] = ()
     # In-cluster platform (teams, quotas, priority classes, checkpoints): model/platform/spec.py
     teams: tuple[TeamSpec, ...] = ()
     strict_capacity: bool = False  # team quotas above pool capacity: error instead of warning

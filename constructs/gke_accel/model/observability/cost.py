@@ -178,7 +178,7 @@ def pool_cost(pool: NodePoolPlan, catalog: Catalog) -> PoolCost:
 
 def estimate_environment(plan: ObservedPlan, catalog: Catalog | None = None) -> EnvironmentCost:
     """``estimate`` of an environment's plan."""
-    return estimate(plan.name, (plan.cluster.system_pool, *plan.pools), catalog)
+    return estimate(plan.name, (plan.cluster.system_pool, *plan.pools, *plan.cpu_pools), catalog)
 
 
 def estimate(environment: str, all_pools: Sequence[NodePoolPlan], catalog: Catalog | None = None) -> EnvironmentCost:

@@ -68,6 +68,9 @@ class ObservedPlan(Protocol):
     @property
     def pools(self) -> Sequence[NodePoolPlan]: ...
 
+    @property
+    def cpu_pools(self) -> Sequence[NodePoolPlan]: ...  # general-purpose pools for CPU-only pods
+
 
 def site_of(plan: ObservedPlan) -> Site:
     c = plan.cluster.spec

@@ -21,10 +21,17 @@ from gke_accel.model.teams.plan import WORKLOAD_KSA, TeamPlan, gib_quantity
 from gke_accel.model.teams.spec import PriorityClassesSpec
 
 
-def priority_classes(pcs: PriorityClassesSpec) -> list[Manifest]:
+def priority_classes(pcs: PriorityClassesSpec, kueue: bool = False) -> list[Manifest]:
+    """The three pod PriorityClasses. With Kueue (``kueue``) none preempts (``preemptionPolicy: Never``):
+    Kueue orders and preempts workloads by the classes' values (and the priority fence keeps teams to
+    their own classes), and it must be the only preemptor, since kube-scheduler would otherwise evict an
+    admitted pod for a higher-priority one Kueue also counts (code review R6). Without Kueue the scheduler
+    is the only preemptor and inference and training may preempt."""
+    preempt = "Never" if kueue else "PreemptLowerPriority"
+    by_kueue = " (through Kueue)" if kueue else ""
     rows = [
-        (pcs.inference, False, "PreemptLowerPriority", "Online inference: may preempt training and batch at peaks"),
-        (pcs.training, True, "PreemptLowerPriority", "Training (the default): may preempt batch"),
+        (pcs.inference, False, preempt, f"Online inference: may preempt training and batch at peaks{by_kueue}"),
+        (pcs.training, True, preempt, f"Training (the default): may preempt batch{by_kueue}"),
         (pcs.batch, False, "Never", "Batch and experiments: never preempts, is preempted first"),
     ]
     return [
@@ -44,11 +51,15 @@ def priority_classes(pcs: PriorityClassesSpec) -> list[Manifest]:
 
 
 def platform_objects(
-    classes: PriorityClassesSpec, teams: Sequence[TeamPlan], gpu_pools: Sequence[GpuPoolSpec], catalog: Catalog
+    classes: PriorityClassesSpec,
+    teams: Sequence[TeamPlan],
+    gpu_pools: Sequence[GpuPoolSpec],
+    catalog: Catalog,
+    kueue: bool = False,
 ) -> list[Manifest]:
-    """All Kubernetes objects of the platform: priority classes, each team's objects, and the
-    driver installer DaemonSets."""
-    objects = priority_classes(classes)
+    """All Kubernetes objects of the platform: priority classes (none preempting when ``kueue``), each
+    team's objects, and the driver installer DaemonSets."""
+    objects = priority_classes(classes, kueue)
     for team in teams:
         objects += team_manifests(team)
     return objects + driver_installers(gpu_pools, catalog)
@@ -71,11 +82,18 @@ class PlannedEnvironment(Protocol):
     @property
     def teams(self) -> Sequence[TeamPlan]: ...
 
+    @property
+    def queues(self) -> object | None: ...
+
 
 def platform_manifests(plan: PlannedEnvironment, catalog: Catalog | None = None) -> list[Manifest]:
     """``platform_objects`` of an environment's plan."""
     return platform_objects(
-        plan.spec.platform.priority_classes, plan.teams, plan.spec.gpu_pools, catalog or load_catalog()
+        plan.spec.platform.priority_classes,
+        plan.teams,
+        plan.spec.gpu_pools,
+        catalog or load_catalog(),
+        kueue=plan.queues is not None,
     )
 
 

@@ -18,6 +18,7 @@ from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.spec import GpuPoolSpec
 from gke_accel.model.teams.accelerators import accelerator_key, accelerator_name
 from gke_accel.model.teams.compute import needed_compute, nominal_chips
+from gke_accel.model.teams.ingress import check_ingress_from
 from gke_accel.model.teams.plan import team_namespace as team_namespace
 from gke_accel.model.teams.plan import team_service_account_id as team_service_account_id
 from gke_accel.model.teams.spec import TeamSpec
@@ -145,6 +146,10 @@ def _check_teams(
                 )
 
 
+def _check_team_ingress(spec: PlatformConfig, issues: IssueCollector) -> None:
+    check_ingress_from(spec.teams, {t.name: team_namespace(t.name, t.namespace) for t in spec.teams}, issues)
+
+
 def _queues_on(spec: PlatformConfig) -> bool:
     return spec.queues is not None and spec.queues.enabled
 
@@ -262,6 +267,7 @@ def check_platform(
         )
     class_names = _check_priority_classes(spec, issues)
     _check_teams(spec, class_names, controllers, issues)
+    _check_team_ingress(spec, issues)
     _check_checkpoints(spec, issues)
     variants = installer_variants(spec.gpu_pools)
     if len(variants) > 1 and not spec.platform.driver_installer.multiple_variants:

@@ -13,7 +13,8 @@ Allocatable = machine size - reserved (- eviction threshold for memory), compute
 type's size in the catalog. GKE 1.37+ may reserve less memory (reported as ``min(this, 15 MiB x max
 Pods + base)``), so this formula is a lower bound on allocatable memory: a pod that fits here fits there.
 Real kubelets report a capacity a little below the machine size (firmware and kernel), which no page
-quantifies; ``tests/fixtures/gke-nodes`` states the rounding the tests allow.
+quantifies: the catalog's ``node_fit.kernel_memory_percent`` is the margin a pod that fills a node leaves
+for it (``pod_share``), and the e2e tier's nodes report that much less (``kernel_reduced``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from gke_accel.catalog import Catalog
+from gke_accel.catalog import Catalog, load_catalog
 
 CPU_TIERS = ((1.0, 0.06), (1.0, 0.01), (2.0, 0.005), (math.inf, 0.0025))  # (cores in the tier, share reserved)
 MEMORY_TIERS_GIB = ((4.0, 0.25), (4.0, 0.20), (8.0, 0.10), (112.0, 0.06), (math.inf, 0.02))
@@ -58,6 +59,7 @@ class NodeAllocatable:
     cpu_millis: int
     memory_mib: int
     pods: int = DEFAULT_MAX_PODS
+    machine_memory_mib: int = 0  # the machine's size, which allocatable was computed from (0: not known)
 
     def as_k8s(self) -> dict[str, str]:
         return {"cpu": f"{self.cpu_millis}m", "memory": f"{self.memory_mib}Mi", "pods": str(self.pods)}
@@ -66,7 +68,21 @@ class NodeAllocatable:
 def allocatable_for(vcpu: int, memory_gib: int) -> NodeAllocatable:
     cpu = vcpu * 1000 - reserved_cpu_millis(vcpu)
     memory = memory_gib * 1024 - reserved_memory_mib(memory_gib) - EVICTION_THRESHOLD_MIB
-    return NodeAllocatable(math.floor(cpu + 1e-6), math.floor(memory + 1e-6))
+    return NodeAllocatable(math.floor(cpu + 1e-6), math.floor(memory + 1e-6), machine_memory_mib=memory_gib * 1024)
+
+
+def kernel_margin_mib(node: NodeAllocatable) -> int:
+    """MiB of the machine's memory the kernel keeps (catalog ``node_fit.kernel_memory_percent``)."""
+    return math.ceil(node.machine_memory_mib * KERNEL_MEMORY_PERCENT / 100)
+
+
+def kernel_reduced(node: NodeAllocatable) -> tuple[int, NodeAllocatable]:
+    """(capacity MiB, allocatable) of a node whose kernel keeps ``kernel_margin_mib``: capacity that much
+    below the machine size, and GKE's reservation and eviction threshold taken from that capacity (what a
+    real kubelet reports). The e2e tier's nodes look like this, so a pod too tight for a real node fails there."""
+    capacity = node.machine_memory_mib - kernel_margin_mib(node)
+    memory = capacity - reserved_memory_mib(capacity / 1024) - EVICTION_THRESHOLD_MIB
+    return capacity, NodeAllocatable(node.cpu_millis, math.floor(memory + 1e-6), node.pods, capacity)
 
 
 def machine_allocatable(machine_type: str, catalog: Catalog) -> NodeAllocatable | None:
@@ -76,22 +92,35 @@ def machine_allocatable(machine_type: str, catalog: Catalog) -> NodeAllocatable 
 
 
 # What else asks for a node's allocatable besides the workload's own containers:
-# - GKE's system DaemonSets on accelerator nodes (logging, metrics, metadata server, CSI and device
-#   plugins, networking). No page sums their requests: this is a margin, not a GKE fact (UNVERIFIED);
+# - GKE's system DaemonSets (logging, metrics, metadata server, CSI and device plugins, networking). No
+#   page sums their requests: a margin, not a GKE fact (UNVERIFIED), one setting in the catalog
+#   (accelerators.yaml ``node_fit``), as is the kernel's share of the machine's memory;
 # - the Cloud Storage FUSE sidecar GKE injects into pods annotated ``gke-gcsfuse/volumes: "true"``. GKE
 #   "Configure resources for the sidecar container" (Cloud Storage FUSE CSI driver): requests 250m CPU
 #   and 256 MiB memory by default (the code review's C9 quotes the same), limits unset on Standard.
-SYSTEM_DAEMONS_CPU_MILLIS = 1000
-SYSTEM_DAEMONS_MEMORY_MIB = 2048
+_FIT = load_catalog().node_fit
+SYSTEM_DAEMONS_CPU_MILLIS = _FIT.daemonset_cpu_millis
+SYSTEM_DAEMONS_MEMORY_MIB = _FIT.daemonset_memory_mib
+KERNEL_MEMORY_PERCENT = _FIT.kernel_memory_percent
 GCSFUSE_SIDECAR_CPU_MILLIS = 250
 GCSFUSE_SIDECAR_MEMORY_MIB = 256
 
 
+def fill_room(node: NodeAllocatable) -> tuple[int, int]:
+    """cpu (millicores) and memory (MiB) a node's pods may ask for in all: allocatable less GKE's
+    DaemonSets and (memory) the kernel's share of the machine (catalog ``node_fit``)."""
+    return (
+        node.cpu_millis - SYSTEM_DAEMONS_CPU_MILLIS,
+        node.memory_mib - SYSTEM_DAEMONS_MEMORY_MIB - kernel_margin_mib(node),
+    )
+
+
 def pod_share(node: NodeAllocatable, share: float, *, gcsfuse_sidecar: bool) -> tuple[int, int]:
     """cpu (millicores) and memory (MiB) for a pod that owns ``share`` of a node (1 = the whole VM):
-    that share of what the system DaemonSets leave, less the FUSE sidecar the pod brings along."""
-    cpu = math.floor((node.cpu_millis - SYSTEM_DAEMONS_CPU_MILLIS) * share)
-    memory = math.floor((node.memory_mib - SYSTEM_DAEMONS_MEMORY_MIB) * share)
+    that share of ``fill_room``, less the FUSE sidecar the pod brings along."""
+    room_cpu, room_memory = fill_room(node)
+    cpu = math.floor(room_cpu * share)
+    memory = math.floor(room_memory * share)
     if gcsfuse_sidecar:
         cpu -= GCSFUSE_SIDECAR_CPU_MILLIS
         memory -= GCSFUSE_SIDECAR_MEMORY_MIB

@@ -85,7 +85,9 @@ def plan_consumption(spec: ConsumptionSpec, path: str, issues: IssueCollector) -
     elastic = kind in ("spot", "queued", "flex-start")
     return ConsumptionPlan(
         spot=kind == "spot",
-        flex_start=kind == "flex-start",
+        # GKE "Run a large-scale workload with flex-start with queued provisioning" (how-to/provisioningrequest):
+        # "you have to add the --flex-start and --enable-queued-provisioning flags when you create the node pool"
+        flex_start=kind in ("flex-start", "queued"),
         queued=kind == "queued",
         reservation=reservation,
         auto_repair=kind not in ("queued", "flex-start"),

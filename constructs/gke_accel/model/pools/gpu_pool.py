@@ -110,7 +110,7 @@ def _check_location(
     if spec.placement == "compact" and consumption.queued:
         issues.bad(f"{path}.placement", "compact", "cannot be used with queued provisioning on GPUs", ["none"])
     families = catalog.flex_start_compact_families
-    compact_flex = spec.placement == "compact" and consumption.flex_start
+    compact_flex = spec.placement == "compact" and consumption.flex_start and not consumption.queued
     if compact_flex and hw is not None and not hw.machine_type.startswith(families):
         issues.bad(
             f"{path}.placement",

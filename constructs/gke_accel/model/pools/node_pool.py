@@ -8,7 +8,7 @@ from typing import Literal
 
 from gke_accel.model.lifecycle.plan import PoolLifecyclePlan
 
-PoolKind = Literal["tpu", "gpu", "system"]
+PoolKind = Literal["tpu", "gpu", "cpu", "system"]
 
 SPOT_TAINT_KEY = "cloud.google.com/gke-spot"
 # gke-accel's taint on pools of MIG-partitioned or shared GPUs: GKE labels those nodes with the GPU model
@@ -115,10 +115,10 @@ class NodePoolPlan:
         """How the pool gets its VMs, as configured."""
         if self.spot:
             return "spot"
+        if self.queued:  # before flex-start: a queued pool is created with --flex-start too (consumption.py)
+            return "queued"
         if self.flex_start:
             return "flex-start"
-        if self.queued:
-            return "queued"
         if self.reservation is not None and self.reservation.consume != "NO_RESERVATION":
             return "reservation"
         return "on-demand"

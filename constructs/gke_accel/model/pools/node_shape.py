@@ -35,6 +35,11 @@ RESERVATION_LABEL = "cloud.google.com/reservation-name"
 # gke-accel's rung label, which tells the rungs' nodes apart (one Kueue flavor per rung).
 COMPUTE_CLASS_LABEL = "cloud.google.com/compute-class"
 RUNG_LABEL = "gke-accel/capacity-rung"
+# gke-accel's own labels, set by the pool's config (``pool_labels``): how the pool gets its nodes (every
+# pool has one, so a selector can require it: on-demand nodes carry no GKE label that says so, and a
+# selector can only require labels), and the pool's lifecycle role (model/lifecycle; read by review).
+CAPACITY_LABEL = "gke-accel/capacity"
+ROLE_LABEL = "gke-accel/role"
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"
@@ -76,6 +81,14 @@ class NodeShape:
     resource: str | None = None  # google.com/tpu or nvidia.com/gpu
     allocatable: int = 0  # how many of ``resource`` one node advertises
     machine: NodeAllocatable | None = None  # cpu/memory/pods left for Pods; None: machine size unknown
+    # labels inferred, not documented on a GKE page (tests/fixtures/gke-nodes/README.md marks them UNVERIFIED):
+    # no selector requires them and ``verify`` does not fail a node for them
+    inferred: frozenset[str] = frozenset()
+    arch: str = "amd64"  # kubernetes.io/arch: the catalog's machine architecture (a4x: arm64)
+
+    def documented_labels(self) -> dict[str, str]:
+        """``labels`` without the inferred ones: what a real node of the pool must carry."""
+        return {k: v for k, v in self.labels.items() if k not in self.inferred}
 
     def node_labels(self, zone: str) -> dict[str, str]:
         """Every label of a node of this pool in ``zone`` (adds the zone and region labels)."""
@@ -85,10 +98,12 @@ class NodeShape:
         """The smallest nodeSelector that picks this pool's kind of accelerator (not the pool itself):
         TPU generation + topology, or GPU model (+ MIG partition size, + sharing strategy and clients);
         and how the nodes are obtained (Spot, queued provisioning, flex-start; a capacity ladder's class
-        and rung). A selector can only require labels, and a MIG or shared node carries the GPU model's
-        label too: the taints keep whole-GPU pods off them (``SPLIT_GPU_TAINT_KEY``), as they keep
-        on-demand pods off Spot and DWS nodes."""
+        and rung), positively: gke-accel's ``CAPACITY_LABEL`` is on every pool, so an on-demand selector
+        never matches flex-start, Spot, queued or reservation nodes of the same accelerator. A selector can
+        only require labels, and a MIG or shared node carries the GPU model's label too: the taints keep
+        whole-GPU pods off them (``SPLIT_GPU_TAINT_KEY``). Inferred labels are never required."""
         keys = [
+            CAPACITY_LABEL,
             TPU_ACCELERATOR_LABEL,
             TPU_TOPOLOGY_LABEL,
             GPU_ACCELERATOR_LABEL,
@@ -101,7 +116,7 @@ class NodeShape:
             COMPUTE_CLASS_LABEL,
             RUNG_LABEL,
         ]
-        return {k: self.labels[k] for k in keys if k in self.labels}
+        return {k: self.labels[k] for k in keys if k in self.labels and k not in self.inferred}
 
     def tolerations(self) -> list[dict[str, str]]:
         """Tolerations a pod needs to run on this pool's nodes."""
@@ -154,17 +169,32 @@ def _taint(t: Taint) -> NodeTaint:
     return NodeTaint(t.key, t.value, _EFFECTS[t.effect])
 
 
+def pool_labels(plan: NodePoolPlan) -> dict[str, str]:
+    """The node labels the pool's config sets (``node_config.labels``, rendered by cdk/node_pool.py):
+    the plan's own, how the pool gets its nodes (``CAPACITY_LABEL``) and its lifecycle role other than
+    dev (``ROLE_LABEL``)."""
+    labels = {**plan.labels, CAPACITY_LABEL: plan.consumption}
+    life = plan.lifecycle
+    if life is not None and life.role != "dev":
+        labels[ROLE_LABEL] = life.role
+    return labels
+
+
 def node_shape(plan: NodePoolPlan, catalog: Catalog | None = None) -> NodeShape:
     """The nodes of ``plan`` as GKE creates them."""
-    labels: dict[str, str] = {**plan.labels, NODEPOOL_LABEL: plan.name, INSTANCE_TYPE_LABEL: plan.machine_type}
+    labels = {**pool_labels(plan), NODEPOOL_LABEL: plan.name, INSTANCE_TYPE_LABEL: plan.machine_type}
+    inferred: set[str] = set()
     if plan.spot:
         labels[SPOT_LABEL] = "true"
     if plan.queued:
         labels[QUEUED_LABEL] = "true"
     if plan.flex_start:
         labels[FLEX_START_LABEL] = "true"
+        if plan.queued:  # FLEX documents the label for flex-start pools; DWS does not say it for queued ones
+            inferred.add(FLEX_START_LABEL)
     if plan.reservation is not None and plan.reservation.name:
         labels[RESERVATION_LABEL] = plan.reservation.name
+        inferred.add(RESERVATION_LABEL)  # RES: UNVERIFIED that GKE labels a Standard pool's nodes with it
     resource: str | None = None
     allocatable = 0
     catalog = catalog or load_catalog()
@@ -192,4 +222,13 @@ def node_shape(plan: NodePoolPlan, catalog: Catalog | None = None) -> NodeShape:
         resource=resource,
         allocatable=allocatable,
         machine=machine_allocatable(plan.machine_type, catalog),
+        inferred=frozenset(inferred),
+        arch=_arch(plan.machine_type, catalog),
     )
+
+
+def _arch(machine_type: str, catalog: Catalog) -> str:
+    """The machine's CPU architecture as kubernetes.io/arch spells it: the catalog's GPU machine table
+    says arm64 where it is (a4x); TPU hosts and general-purpose machines here are x86 (amd64)."""
+    gpu = catalog.gpu_machines.get(machine_type)
+    return gpu.arch if gpu is not None else "amd64"

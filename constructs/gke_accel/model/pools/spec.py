@@ -101,3 +101,25 @@ class GpuPoolSpec:
     # Upgrade/maintenance posture (docs/lifecycle.md): unset role = derived from the teams' priority classes
     role: PoolRole | None = None
     lifecycle: PoolLifecycleSpec = field(default_factory=PoolLifecycleSpec)
+
+
+CpuConsumption = Literal["on-demand", "spot"]
+
+
+@dataclass(frozen=True)
+class CpuPoolSpec:
+    """A general-purpose pool for CPU-only pods (notebooks, data loaders, TensorBoard, Ray heads,
+    gateways): untainted, so a pod that asks for no accelerator lands here and never on the system pool
+    (tainted for GKE's and the platform's controllers) or an accelerator pool (tainted by its
+    accelerator). Autoscales between ``min_nodes`` and ``max_nodes`` (totals across ``zones``, default
+    the cluster's node zones). ``spot`` taints the pool ``cloud.google.com/gke-spot`` as Spot accelerator
+    pools are, so only pods that tolerate it land there."""
+
+    name: str = "cpu"
+    machine_type: str | None = None  # default: the catalog's default CPU machine (e2-standard-8)
+    zones: tuple[str, ...] = ()
+    min_nodes: int = 0
+    max_nodes: int = 4
+    consumption: CpuConsumption = "on-demand"
+    disk_size_gb: int = 100
+    labels: dict[str, str] = field(default_factory=dict)  # Kubernetes node labels

@@ -137,7 +137,7 @@ def plan_tpu_pool(
                 allow_unlisted=spec.allow_unlisted_zone,
                 issues=issues,
             )
-        if consumption.flex_start and shape.multi_host:
+        if consumption.flex_start and not consumption.queued and shape.multi_host:
             issues.bad(
                 f"{path}.consumption.type",
                 "flex-start",

@@ -14,23 +14,14 @@ from dataclasses import dataclass
 
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.node_shape import (
-    FLEX_START_LABEL,
-    QUEUED_LABEL,
+    CAPACITY_LABEL,
     RUNG_LABEL,
-    SPOT_LABEL,
     NodeShape,
     NodeTaint,
     advertised_bounds,
     node_shape,
 )
 from gke_accel.model.pools.shape_name import shape_name, short_name
-
-# How the nodes are obtained, from the label GKE puts on them (absent: on-demand or a reservation).
-_PROVISIONING = (
-    (SPOT_LABEL, "spot"),
-    (QUEUED_LABEL, "queued"),
-    (FLEX_START_LABEL, "flex-start"),
-)
 
 
 @dataclass(frozen=True)
@@ -44,13 +35,14 @@ class Flavor:
     tolerations: tuple[NodeTaint, ...]  # the nodes' taints; Kueue adds them to the pods it admits
     pools: tuple[str, ...]
     chips_max: int  # what the pools' nodes advertise at their largest size (MIG instances, shared slots)
-    provisioning: str  # on-demand, spot, queued or flex-start
+    provisioning: str  # on-demand, reservation, spot, queued or flex-start
     rank: int | None = None  # position of its rung in a capacity ladder (model/capacity), if any
     max_run_seconds: int | None = None  # queued provisioning: the pools' max_run_duration_seconds
 
 
 def _provisioning(shape: NodeShape) -> str:
-    return next((kind for label, kind in _PROVISIONING if shape.labels.get(label) == "true"), "on-demand")
+    """How the nodes are obtained: the pool's own ``CAPACITY_LABEL`` (every pool has one)."""
+    return shape.labels[CAPACITY_LABEL]
 
 
 def flavor_name(pool: NodePoolPlan) -> str:

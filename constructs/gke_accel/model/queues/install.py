@@ -95,10 +95,35 @@ KUEUE_SHIPPED_TUNING: dict[str, Any] = {
 }
 
 
+# waitForPodsReady's requeuing (Kueue v0.17.0 apis/config/v1beta2, WaitForPodsReady/RequeuingStrategy; that
+# API has no ``enable`` field: the block's presence turns it on). Backoff base 60 s doubling up to 3600 s,
+# Kueue's own defaults (DefaultRequeuingBackoffBaseSeconds/MaxSeconds), counted from the eviction, with no
+# retry limit (a workload is never deactivated for waiting on capacity); blockAdmission off, so one
+# workload waiting for nodes does not stop the queue from admitting others.
+REQUEUE_BACKOFF_BASE_SECONDS, REQUEUE_BACKOFF_MAX_SECONDS = 60, 3600
+
+
+def wait_for_pods_ready(timeout_seconds: int) -> dict[str, Any]:
+    """Kueue's ``waitForPodsReady``: evict and requeue an admitted workload whose pods are not all Ready
+    within ``timeout_seconds`` (its quota freed meanwhile); the same timeout once running, when a pod is
+    lost and its replacement waits for a node (``recoveryTimeout``)."""
+    timeout = f"{timeout_seconds}s"
+    return {
+        "timeout": timeout,
+        "blockAdmission": False,
+        "recoveryTimeout": timeout,
+        "requeuingStrategy": {
+            "timestamp": "Eviction",
+            "backoffBaseSeconds": REQUEUE_BACKOFF_BASE_SECONDS,
+            "backoffMaxSeconds": REQUEUE_BACKOFF_MAX_SECONDS,
+        },
+    }
+
+
 def kueue_configuration(plan: QueuePlan) -> dict[str, Any]:
     """Kueue's Configuration: the chart's own (ports, leader election, the tuning above), with every job
     in a team namespace queued (none bypasses the team's share, so the ResourceQuota never sees more
-    than Kueue admitted) and the integrations above."""
+    than Kueue admitted), the integrations above and ``waitForPodsReady``."""
     namespaces = sorted({t.namespace for t in plan.teams})
     return {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
@@ -113,6 +138,7 @@ def kueue_configuration(plan: QueuePlan) -> dict[str, Any]:
             "matchExpressions": [{"key": "kubernetes.io/metadata.name", "operator": "In", "values": namespaces}]
         },
         "integrations": {"frameworks": list(INTEGRATIONS)},
+        "waitForPodsReady": wait_for_pods_ready(plan.pods_ready_timeout_seconds),
     }
 
 

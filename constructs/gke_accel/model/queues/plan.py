@@ -4,7 +4,7 @@ ever admit for it, borrowing included), which the team's ResourceQuota is set to
 
 Quota split: a team's ``accelerators[name]`` (a GPU model or TPU generation) is its nominal quota
 over the flavors of that accelerator. With one flavor (the usual case) it all goes there; with
-several, teams fill the flavors in order (on-demand, queued, flex-start, Spot; then by name), each
+several, teams fill the flavors in order (reservation, on-demand, queued, flex-start, Spot; then by name), each
 up to what is left of the flavor's capacity, so the split fits whenever the total does.
 """
 
@@ -16,13 +16,13 @@ from dataclasses import dataclass, field, replace
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan
 from gke_accel.model.queues.flavors import Flavor, plan_flavors
-from gke_accel.model.queues.spec import QueuesSpec, TeamQueueSpec
+from gke_accel.model.queues.spec import DEFAULT_PODS_READY_TIMEOUT_SECONDS, QueuesSpec, TeamQueueSpec
 from gke_accel.model.teams.accelerators import accelerator_key
-from gke_accel.model.teams.compute import TeamCompute, team_compute
+from gke_accel.model.teams.compute import BASE_CPU, BASE_MEMORY_GIB, TeamCompute, team_compute
 from gke_accel.model.teams.queue import LOCAL_QUEUE_NAME, cluster_queue_name
 from gke_accel.model.teams.spec import TeamSpec
 
-ORDER = {"on-demand": 0, "queued": 1, "flex-start": 2, "spot": 3}
+ORDER = {"reservation": 0, "on-demand": 1, "queued": 2, "flex-start": 3, "spot": 4}
 RESOURCES = (TPU_RESOURCE, GPU_RESOURCE)
 
 
@@ -64,6 +64,7 @@ class QueuePlan:
     cohort: str
     flavors: tuple[Flavor, ...]
     teams: tuple[TeamQueue, ...]
+    pods_ready_timeout_seconds: int = DEFAULT_PODS_READY_TIMEOUT_SECONDS  # Kueue's waitForPodsReady timeout
 
     @property
     def laddered(self) -> bool:
@@ -146,6 +147,7 @@ def plan_queues(
     pools: Sequence[NodePoolPlan],
     catalog: Catalog | None = None,
     ranks: Mapping[str, int] | None = None,
+    base: tuple[int, int] = (BASE_CPU, BASE_MEMORY_GIB),
 ) -> QueuePlan | None:
     """The queue plan of a validated environment, or None when it does not use Kueue. ``ranks``: the
     capacity ladders' flavor order (``model.capacity.ladder.flavor_ranks``)."""
@@ -193,10 +195,15 @@ def plan_queues(
                 cluster_queue=cluster_queue_name(team.name),
                 local_queue=LOCAL_QUEUE_NAME,
                 quotas=tuple(quotas),
-                compute=team_compute(team, per_accelerator, pools),
+                compute=team_compute(team, per_accelerator, pools, base),
                 preempt_when_borrowing=choices.preempt_when_borrowing,
                 ceilings=ceilings,
                 flavor_ceilings=per_flavor,
             )
         )
-    return QueuePlan(cohort=queues.cohort or environment, flavors=flavors, teams=tuple(result))
+    return QueuePlan(
+        cohort=queues.cohort or environment,
+        flavors=flavors,
+        teams=tuple(result),
+        pods_ready_timeout_seconds=queues.pods_ready_timeout_seconds,
+    )

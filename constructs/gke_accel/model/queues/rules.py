@@ -21,6 +21,9 @@ from gke_accel.model.teams.spec import TeamSpec
 # without queued provisioning needs neither Kueue nor a ProvisioningRequest: the cluster autoscaler
 # creates flex-start VMs for pending pods (GKE "About GPU obtainability with flex-start").
 NEEDS_KUEUE = ("queued",)
+# waitForPodsReady's timeout: at least one second (Kueue needs a positive duration; tests use a few
+# seconds), at most the 7 days a flex-start VM may run.
+MIN_PODS_READY_SECONDS, MAX_PODS_READY_SECONDS = 1, 7 * 24 * 3600
 
 
 class QueuedConfig(Protocol):
@@ -59,6 +62,13 @@ def check_queues(
         _check_pools_need_kueue(spec, issues)
         return
     catalog = load_catalog()
+    if not MIN_PODS_READY_SECONDS <= queues.pods_ready_timeout_seconds <= MAX_PODS_READY_SECONDS:
+        issues.bad(
+            "queues.pods_ready_timeout_seconds",
+            queues.pods_ready_timeout_seconds,
+            "is out of range",
+            f"{MIN_PODS_READY_SECONDS} to {MAX_PODS_READY_SECONDS} seconds (7 days); Kueue's default is 1800",
+        )
     if queues.cohort is not None and not DNS_LABEL.match(queues.cohort):
         issues.bad("queues.cohort", queues.cohort, "is not a valid cohort name", "a DNS label, e.g. the environment")
     team_names = [t.name for t in spec.teams]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+DEFAULT_PODS_READY_TIMEOUT_SECONDS = 1800
+
 
 @dataclass(frozen=True)
 class TeamQueueSpec:
@@ -30,4 +32,9 @@ class QueuesSpec:
 
     enabled: bool = True
     cohort: str | None = None  # default: the environment name
+    # Kueue's waitForPodsReady timeout: an admitted workload whose pods are not all Ready by then (a
+    # stockout, a pool whose nodes never arrive) is evicted and requeued with backoff, and its quota freed.
+    # 1800 s: Kueue's own default from v0.19 (apis/config/v1beta2/defaults.go DefaultWaitForPodsReadyTimeout),
+    # longer than a multi-host TPU slice or an 8-GPU node takes to come up and pull a large image.
+    pods_ready_timeout_seconds: int = DEFAULT_PODS_READY_TIMEOUT_SECONDS
     teams: dict[str, TeamQueueSpec] = field(default_factory=dict)

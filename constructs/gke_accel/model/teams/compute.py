@@ -19,14 +19,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from gke_accel.catalog import Catalog
-from gke_accel.model.pools.allocatable import SYSTEM_DAEMONS_CPU_MILLIS, SYSTEM_DAEMONS_MEMORY_MIB
+from gke_accel.model.pools.allocatable import SYSTEM_DAEMONS_CPU_MILLIS, SYSTEM_DAEMONS_MEMORY_MIB, allocatable_for
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.node_shape import node_shape
+from gke_accel.model.pools.spec import CpuPoolSpec
 from gke_accel.model.teams.accelerators import accelerator_key
 from gke_accel.model.teams.spec import TeamSpec
 
-# besides accelerator nodes: a team's CPU-only pods (notebooks, data preparation); the whole default
-# before it was derived, so a team without accelerators keeps it
+# besides accelerator nodes: a team's CPU-only pods (notebooks, data preparation), at most; with
+# ``cpu_pools`` each team's base is its equal share of what the CPU pools hold at their largest size
+# (``cpu_base``), so the cpu-memory quota never promises CPU-only room the pools cannot give
 BASE_CPU, BASE_MEMORY_GIB = 64, 256
 # per VM of a machine type whose size the catalog does not list (ct4p): workload new's modest pod size
 UNSIZED_VM_CPU, UNSIZED_VM_MEMORY_GIB = 8, 32
@@ -76,14 +78,36 @@ def _vms_room(chips: Mapping[AcceleratorKey, int], pools: Sequence[NodePoolPlan]
     return millis, mib
 
 
-def team_compute(team: TeamSpec, chips: Mapping[AcceleratorKey, int], pools: Sequence[NodePoolPlan]) -> TeamCompute:
+def cpu_base(cpu_pools: Sequence[CpuPoolSpec], teams: int, catalog: Catalog) -> tuple[int, int]:
+    """(cores, GiB) of each team's CPU-only base: ``BASE_CPU``/``BASE_MEMORY_GIB`` without CPU pools,
+    else at most an equal share of the pools' allocatable (less GKE's DaemonSets) at their largest size."""
+    if not cpu_pools:
+        return BASE_CPU, BASE_MEMORY_GIB
+    millis = mib = 0
+    for pool in cpu_pools:
+        size = catalog.machine_size(pool.machine_type or catalog.default_cpu_machine)
+        if size is None:
+            continue
+        node = allocatable_for(size.vcpu, size.memory_gb)
+        millis += max(0, pool.max_nodes) * max(0, node.cpu_millis - SYSTEM_DAEMONS_CPU_MILLIS)
+        mib += max(0, pool.max_nodes) * max(0, node.memory_mib - SYSTEM_DAEMONS_MEMORY_MIB)
+    share = max(1, teams)
+    return min(BASE_CPU, millis // 1000 // share), min(BASE_MEMORY_GIB, mib // 1024 // share)
+
+
+def team_compute(
+    team: TeamSpec,
+    chips: Mapping[AcceleratorKey, int],
+    pools: Sequence[NodePoolPlan],
+    base: tuple[int, int] = (BASE_CPU, BASE_MEMORY_GIB),
+) -> TeamCompute:
     """The team's cpu and memory quota: as configured, else derived from ``chips`` (the most it may
-    hold at once per accelerator) on ``pools`` (see the module docstring)."""
+    hold at once per accelerator) on ``pools``, plus ``base`` (``cpu_base``; see the module docstring)."""
     if team.cpu is not None and team.memory_gib is not None:
         return TeamCompute(team.cpu, team.memory_gib, derived=False)
     millis, mib = _vms_room(chips, pools)
-    cpu = team.cpu if team.cpu is not None else BASE_CPU + math.ceil(millis / 1000)
-    memory = team.memory_gib if team.memory_gib is not None else BASE_MEMORY_GIB + math.ceil(mib / 1024)
+    cpu = team.cpu if team.cpu is not None else base[0] + math.ceil(millis / 1000)
+    memory = team.memory_gib if team.memory_gib is not None else base[1] + math.ceil(mib / 1024)
     return TeamCompute(cpu, memory, derived=True)
 
 

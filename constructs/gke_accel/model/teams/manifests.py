@@ -1,11 +1,13 @@
 """A team's Kubernetes objects, as plain manifests (API field names), rendered from its ``TeamPlan``:
-the Namespace, its ResourceQuotas, LimitRange, ServiceAccount, Role and RoleBinding, NetworkPolicy,
-and its Kueue LocalQueue."""
+the Namespace, its ResourceQuotas, LimitRange, ServiceAccount, Role and RoleBinding, NetworkPolicy (and
+a second one for its ``ingress_from``: ingress.py), and its Kueue LocalQueue."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from gke_accel.model.teams.ingress import POLICY_NAME as INGRESS_POLICY
+from gke_accel.model.teams.ingress import ingress_policy
 from gke_accel.model.teams.plan import TeamPlan
 from gke_accel.model.teams.queue import KUEUE_API
 from gke_accel.model.teams.tenancy import TEAM_ROLE
@@ -96,6 +98,8 @@ def team_manifests(team: TeamPlan) -> list[Manifest]:
         },
         _network_policy(ns),
     ]
+    if team.ingress_from:
+        objects.append(ingress_policy(ns, team.ingress_from, meta(INGRESS_POLICY, ns)))
     return objects
 
 

@@ -17,7 +17,8 @@ from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.teams.accelerators import per_resource, quota_key
-from gke_accel.model.teams.compute import TeamCompute, nominal_chips, team_compute
+from gke_accel.model.teams.compute import BASE_CPU, BASE_MEMORY_GIB, TeamCompute, nominal_chips, team_compute
+from gke_accel.model.teams.ingress import ingress_peers
 from gke_accel.model.teams.queue import TeamQueueShare
 from gke_accel.model.teams.spec import PodSecurityLevel, PriorityClassesSpec, TeamSpec
 from gke_accel.model.teams.tenancy import pod_security_labels, team_role_rules
@@ -68,6 +69,7 @@ class TeamPlan:
     checkpoint_prefix: str | None  # the only part of the checkpoint bucket it may use; None: no bucket
     queue: TeamQueueShare | None = None  # its LocalQueue and share of the cohort; None without queues
     labels: dict[str, str] = field(default_factory=dict)  # of its namespace, besides Pod Security
+    ingress_from: tuple[dict[str, Any], ...] = ()  # NetworkPolicy peers besides its own namespace (ingress.py)
 
     @property
     def name(self) -> str:
@@ -122,12 +124,13 @@ def plan_team(
     pools: Sequence[NodePoolPlan],
     queue: TeamQueueShare | None = None,
     catalog: Catalog | None = None,
+    base: tuple[int, int] = (BASE_CPU, BASE_MEMORY_GIB),
 ) -> TeamPlan:
     """One team's plan. ``queue``: its share from ``model/queues`` (None without queues);
     ``checkpoints``: whether the environment has a checkpoint bucket (its GCS FUSE sidecars count);
     ``pools``: the environment's pools, whose VMs a derived cpu/memory quota makes room for."""
     catalog = catalog or load_catalog()
-    compute = queue.compute if queue is not None else team_compute(team, nominal_chips(team, catalog), pools)
+    compute = queue.compute if queue is not None else team_compute(team, nominal_chips(team, catalog), pools, base)
     every = (classes.inference.name, classes.training.name, classes.batch.name)
     listed = tuple(team.priority_classes)
     gsa = f"{team_service_account_id(team.name, environment)}@{project_id}.iam.gserviceaccount.com"
@@ -162,10 +165,13 @@ def plan_teams(
     pools: Sequence[NodePoolPlan],
     queues: Mapping[str, TeamQueueShare] | None = None,
     catalog: Catalog | None = None,
+    base: tuple[int, int] = (BASE_CPU, BASE_MEMORY_GIB),
 ) -> tuple[TeamPlan, ...]:
-    """Every team's plan, in config order; ``queues``: team name -> its share (None: no queues)."""
+    """Every team's plan, in config order; ``queues``: team name -> its share (None: no queues);
+    ``base``: each team's CPU-only cpu/memory (``compute.cpu_base``)."""
     catalog = catalog or load_catalog()
-    return tuple(
+    namespaces = {t.name: team_namespace(t.name, t.namespace) for t in teams}
+    planned = (
         plan_team(
             t,
             environment=environment,
@@ -176,9 +182,11 @@ def plan_teams(
             queue=(queues or {}).get(t.name),
             catalog=catalog,
             pools=pools,
+            base=base,
         )
         for t in teams
     )
+    return tuple(replace(p, ingress_from=ingress_peers(p.spec.ingress_from, namespaces)) for p in planned)
 
 
 def with_queues(

@@ -7,6 +7,23 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 PodSecurityLevel = Literal["restricted", "baseline"]
+IngressPreset = Literal["google-lb"]
+
+
+@dataclass(frozen=True)
+class IngressFromSpec:
+    """Who besides the team's own pods (and managed Prometheus) may connect to its pods: rendered as a
+    second NetworkPolicy next to the team's default deny (model/teams/ingress.py).
+
+    ``presets``: ``google-lb``, Google Cloud load balancers' health checks and GFE proxies
+    (35.191.0.0/16, 130.211.0.0/22). ``proxy_only_subnets``: the region's proxy-only subnet of
+    Envoy-based load balancers (a CIDR you created, e.g. 10.129.0.0/23). ``namespaces``: e.g. a Gateway's
+    namespace. ``teams``: other teams of this environment, by name."""
+
+    presets: tuple[IngressPreset, ...] = ()
+    proxy_only_subnets: tuple[str, ...] = ()
+    namespaces: tuple[str, ...] = ()
+    teams: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -31,6 +48,8 @@ class TeamSpec:
     namespace: str | None = None  # default: the team name
     # Pod Security admission level enforced in the namespace; restricted: no privileged, host or root pods
     pod_security: PodSecurityLevel = "restricted"
+    # Ingress allowed besides the team's own namespace and managed Prometheus (serving: load balancers, gateways)
+    ingress_from: IngressFromSpec = field(default_factory=IngressFromSpec)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,14 @@ from gke_accel.model.platform.fences import POLICY_NAME as FENCE_POLICY
 from gke_accel.model.platform.manifests import platform_manifests, quota_key
 from gke_accel.model.platform.rules import team_namespace
 from gke_accel.model.platform.spec import TeamSpec
-from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB
+from gke_accel.model.pools.allocatable import (
+    GCSFUSE_SIDECAR_CPU_MILLIS,
+    GCSFUSE_SIDECAR_MEMORY_MIB,
+    KERNEL_MEMORY_PERCENT,
+    SYSTEM_DAEMONS_CPU_MILLIS,
+    SYSTEM_DAEMONS_MEMORY_MIB,
+    fill_room,
+)
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE
 from gke_accel.model.pools.node_shape import (
     COMPUTE_CLASS_LABEL,
@@ -37,9 +44,12 @@ __all__ = [
     "GCSFUSE_SIDECAR_CPU_MILLIS",
     "GCSFUSE_SIDECAR_MEMORY_MIB",
     "GPU_RESOURCE",
+    "KERNEL_MEMORY_PERCENT",
     "NODEPOOL_LABEL",
     "PRIORITY_LABEL",
     "QUEUE_LABEL",
+    "SYSTEM_DAEMONS_CPU_MILLIS",
+    "SYSTEM_DAEMONS_MEMORY_MIB",
     "TPU_ACCELERATOR_LABEL",
     "TPU_RESOURCE",
     "TPU_TOPOLOGY_LABEL",
@@ -48,6 +58,7 @@ __all__ = [
     "TeamQueue",
     "TeamSpec",
     "accelerator_key",
+    "fill_room",
     "ladders_of",
     "platform_manifests",
     "queue_plan_of",

@@ -12,6 +12,7 @@ from gke_accel.workloads.lint._model import GPU_RESOURCE, TPU_RESOURCE, Environm
 from gke_accel.workloads.lint.dws import dws_findings
 from gke_accel.workloads.lint.elastic import elastic_findings
 from gke_accel.workloads.lint.findings import Finding
+from gke_accel.workloads.lint.fit import fit_findings
 from gke_accel.workloads.lint.ladder import ladder_findings
 from gke_accel.workloads.lint.placement import accelerator_of, place
 from gke_accel.workloads.lint.podsecurity import enforced_levels, violations
@@ -136,10 +137,14 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
         findings.append(Finding("no-pool", "error", "spec", "has no pod template"))
     for g in wl.groups:
         requests = storage.with_sidecar(g, pod_requests(g.spec))  # + the GCS FUSE sidecar and its cache
-        findings += resource_findings(g.spec, g.path)
+        named = resource_findings(g.spec, g.path)
+        findings += named
         findings += storage.cache_findings(g, _same_kind(requests, ctx.pools))
-        pools, why = place(g.spec, g.path, requests, ctx.pools)
-        findings += why
+        if any(f.rule == "resource-name" and f.severity == "error" for f in named):
+            pools: list[PoolNodes] = []  # an unknown resource: where it would go is unknown too (newcomer N9)
+        else:
+            pools, why = place(g.spec, g.path, requests, ctx.pools)
+            findings += why + fit_findings(g.path, requests, pools)
         findings += storage.image_findings(ctx.plan, g, pools)
         fitting += [p.name for p in pools if p.name not in fitting]
         placed.append(team.Placed(g, requests, pools))

@@ -20,6 +20,7 @@ RULES = {
     "slices": "no more slices than the environment has",
     "capacity": "pods at once fit the pools at their maximum size",
     "node-size": "cpu and memory per pod fit a node",
+    "node-fit": "a pod leaves GKE's DaemonSets and the kernel their share of a node",
     "quota": "requests stay within the team's quota",
     "priority": "the priority class exists and the team may use it",
     "pod-security": "pods pass the Pod Security level the team namespace enforces",

@@ -62,6 +62,9 @@ def place(
 ) -> tuple[list[PoolNodes], list[Finding]]:
     """The pools the pod fits on, or the finding that explains why it fits none."""
     accel = accelerator_of(requests)
+    # The system pool is for GKE's and the platform's controllers: never a place for a team's pod, so
+    # never advice to tolerate its taint (code review R3, newcomer N9).
+    pools = [p for p in pools if p.plan.kind != "system"]
     if accel is not None:
         kind = "tpu" if accel == TPU_RESOURCE else "gpu"
         pools = [p for p in pools if p.plan.kind == kind]
@@ -69,6 +72,17 @@ def place(
             return [], [
                 Finding("no-pool", "error", path, f"requests {accel}, but the environment has no {kind.upper()} pool")
             ]
+    elif not any(p.plan.kind == "cpu" for p in pools):
+        return [], [
+            Finding(
+                "no-pool",
+                "error",
+                path,
+                "asks for no accelerator, and this environment has no node for a CPU-only pod: the system pool is "
+                "reserved for GKE's and the platform's controllers and every accelerator pool is tainted",
+                "add a cpu_pools entry to the environment's config (docs/configuration.md), or request an accelerator",
+            )
+        ]
     checks = [check_pool(pod, requests, p) for p in pools]
     fitting = [c.pool for c in checks if c.fits]
     if fitting:
