@@ -4,9 +4,7 @@ capacity ladders, the queues, the teams, the lifecycle and the alerts; the stack
 constructs re-planned pools from their specs and the ladders were planned three times).
 
 The counts come from spies around the model's planners, wherever the product imported them.
-Not counted: ``plan_cluster``, which ``GkeCluster`` (cdk/cluster.py) still runs again on its spec, to
-re-validate the props of an outside composer; taking the environment's ``ClusterPlan`` there is left
-to the branch that owns cdk/cluster.py."""
+``GkeCluster`` plans its spec only for an outside composer; the stack hands it the root's ``ClusterPlan``."""
 
 from __future__ import annotations
 
@@ -23,6 +21,7 @@ from helpers import to_yaml
 from ladder_config import ladder_config
 
 PLANNERS = {  # the model's planning functions, by their defining module
+    "plan_cluster": "gke_accel.model.cluster.plan",
     "plan_tpu_pool": "gke_accel.model.pools.tpu_pool",
     "plan_gpu_pool": "gke_accel.model.pools.gpu_pool",
     "plan_ladders": "gke_accel.model.capacity.rules",
@@ -93,6 +92,7 @@ def test_load_synth_and_manifests_plan_each_part_once(environment: str, tmp_path
     tpu_specs, gpu_specs = len(plan.spec.tpu_pools), len(plan.spec.gpu_pools)
     assert (tpu_specs, gpu_specs) == (6, 1)
     assert dict(calls) == {
+        "plan_cluster": 1,
         "plan_tpu_pool": tpu_specs,  # once per declared pool
         "plan_gpu_pool": gpu_specs,
         "plan_ladders": 1,

@@ -34,7 +34,9 @@ from gke_accel.model.storage.spec import RestartSpec
 
 class GkeCluster(Construct):
     """Props: ``project``, ``region``, ``spec`` (a ClusterSpec), ``labels`` (GCP resource labels),
-    ``protect`` (``lifecycle.prevent_destroy`` on the cluster and its Secrets key: production).
+    ``protect`` (``lifecycle.prevent_destroy`` on the cluster and its Secrets key: production),
+    ``plan`` (the ``ClusterPlan`` an environment root already made of ``spec``: rendered as it is, not
+    planned again; default: planned here, with the same checks and messages as a config file).
 
     Raises ConfigError at construction, listing every mistake in ``spec``.
 
@@ -55,15 +57,18 @@ class GkeCluster(Construct):
         project_number: str | None = None,
         training_exclusion: DerivedExclusion | None = None,
         restart: RestartSpec | None = None,
+        plan: ClusterPlan | None = None,
     ) -> None:
         super().__init__(scope, id)
-        # The same checks and messages as a config file: props re-parsed, project and region checked.
-        spec = validated_props(ClusterSpec, spec, "cluster")
-        issues = IssueCollector()
-        check_project_id(project, "project", issues)
-        check_region(region, "region", issues)
-        self.plan: ClusterPlan = plan_cluster(spec, region=region, issues=issues)
-        issues.raise_if_any()
+        if plan is None:
+            # The same checks and messages as a config file: props re-parsed, project and region checked.
+            spec = validated_props(ClusterSpec, spec, "cluster")
+            issues = IssueCollector()
+            check_project_id(project, "project", issues)
+            check_region(region, "region", issues)
+            plan = plan_cluster(spec, region=region, issues=issues)
+            issues.raise_if_any()
+        self.plan: ClusterPlan = plan
         self._pool_names: dict[str, str] = {SYSTEM_POOL_NAME: "cluster.system_pool"}
         self.project = project
         self.region = region

@@ -50,6 +50,7 @@ class EnvironmentStack(TerraformStack):
             project_number=spec.project_number,
             region=spec.region,
             spec=spec.cluster,
+            plan=plan.cluster,  # planned once, by the environment root
             labels=labels,
             protect=plan.prevent_destroy,
             training_exclusion=plan.lifecycle.exclusion if plan.lifecycle else None,
