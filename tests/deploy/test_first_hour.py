@@ -89,7 +89,8 @@ def test_one_spelling_per_option(tmp_path: Path, capsys: pytest.CaptureFixture[s
     # option mistakes are headed as such, and the accelerator list is spelled as the flag takes it
     assert main(["workload", "new", *config, "--team", "nlp", "--accelerator", "h100", "--image", "i"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("1 command-line error:") and "valid: l4, v5e" in err
+    assert err.startswith("command-line error: --accelerator: 'h100'") and "valid: l4, v5e" in err
+    assert len(err.strip().splitlines()) == 1, err  # one mistake, one line
     shutil.rmtree(tmp_path / "a")
 
 

@@ -169,13 +169,20 @@ def test_e7_a_memory_quantity_of_words_is_refused(tmp_path: Path) -> None:
     assert result.code == 2 and "'lots': quantities must match" in result.out
 
 
-def test_e9_the_base_code_s_scratch_folder_goes_with_the_head_s(tmp_path: Path) -> None:
+def test_e9_the_base_code_s_scratch_folder_goes_with_the_head_s(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     """review imports the base revision's gke_accel beside the head's; its scratch folder (made by its
     own copy of gke_accel.scratch) is removed by the head's ``remove`` (what exit_now calls)."""
     import shutil
 
     from gke_accel import scratch
     from gke_accel.review.git_base import base_code
+
+    # ``remove`` is what a process runs as it exits; this pytest process goes on, and a jsii Node kernel
+    # started by an earlier test keeps its TMPDIR in the real scratch folder: remove a fresh one instead
+    monkeypatch.setattr(scratch, "_DIR", [])
+    monkeypatch.setattr(scratch, "_ADOPTED", [])
+    head_root = scratch.scratch_root()
 
     base = tmp_path / "base"
     (base / "constructs" / "gke_accel").mkdir(parents=True)
@@ -188,7 +195,7 @@ def test_e9_the_base_code_s_scratch_folder_goes_with_the_head_s(tmp_path: Path) 
         made = base_scratch.scratch_root()
         assert made.is_dir()
     scratch.remove()
-    assert not made.exists()
+    assert not made.exists() and not head_root.exists()
 
 
 def test_e10_a_twin_that_cannot_start_is_one_line(monkeypatch: pytest.MonkeyPatch, trace: Path,

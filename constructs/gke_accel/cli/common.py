@@ -92,9 +92,12 @@ def use_config_dir_env(args: argparse.Namespace, argv: Sequence[str]) -> None:
 
 
 def render_config_error(err: ConfigError) -> str:
-    """A ConfigError as printed: mistakes in command-line options are headed as such, not as config."""
+    """A ConfigError as printed: mistakes in command-line options are headed as such, not as config;
+    one option mistake is one line (``command-line error: --days: ...``), several are a count and a list."""
     text = err.render()
     if err.issues and all(i.path.startswith("-") or i.path.isupper() for i in err.issues):
+        if len(err.issues) == 1:
+            return "command-line error: " + err.issues[0].render(err.source)
         text = text.replace(" config error", " command-line error", 1)
     return text
 
