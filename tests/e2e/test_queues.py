@@ -254,11 +254,19 @@ def pending_event_since(cluster: LocalCluster, namespace: str, name: str, since:
     if w is None:
         return False
     events = cluster.get("events", namespace=namespace).get("items", [])
+
+    def last_seen(e: dict[str, Any]) -> str:
+        """When the event last happened, to the second: core events carry ``lastTimestamp``; events
+        recorded through events.k8s.io (a series) carry ``eventTime`` and ``series.lastObservedTime``
+        with microseconds, which a plain string comparison with a whole-second time gets wrong."""
+        times = [e.get("lastTimestamp"), e.get("eventTime"), (e.get("series") or {}).get("lastObservedTime")]
+        return max((str(t)[:19] for t in times if t), default="")
+
     return any(
         e["involvedObject"].get("kind") == "Workload"
         and e["involvedObject"].get("name") == w["metadata"]["name"]
         and e.get("reason") == "Pending"
-        and str(e.get("lastTimestamp") or e.get("eventTime") or "") >= since
+        and last_seen(e) >= since[:19]
         for e in events
     )
 

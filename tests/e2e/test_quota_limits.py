@@ -5,9 +5,11 @@ ExtendedResourceToleration admission plugin adds (only to pods that name an acce
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from own_cluster import own_cluster
 from pods import RESTRICTED
 
 from gke_accel.model import load_environment
@@ -20,8 +22,16 @@ _pods = iter(range(10_000))
 
 
 @pytest.fixture(scope="module")
-def dev(cluster: LocalCluster) -> LocalCluster:
-    """The quota-only environment's platform objects on the session cluster, quotas ready (status filled in)."""
+def dev(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    """The quota-only environment's platform objects on a control plane of this module's own, quotas
+    ready (status filled in). Not the session cluster: an environment without Kueue has PriorityClasses
+    that may preempt, a Kueue environment's do not (``preemptionPolicy: Never``), and the field is
+    immutable, so the two cannot share one cluster's ``training`` and ``inference``."""
+    with own_cluster(tmp_path_factory.mktemp("k8s-quota-only"), scheduler=False, kwok=False) as cluster:
+        yield _with_quotas(cluster)
+
+
+def _with_quotas(cluster: LocalCluster) -> LocalCluster:
     cluster.apply(platform_manifests(load_environment(QUOTA_ONLY_CONFIG)))
     for ns in ("nlp", "vision"):
         cluster.wait_for(
