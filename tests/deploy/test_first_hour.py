@@ -105,4 +105,5 @@ def test_workload_new_help_states_the_cpu_default_that_workload_new_applies(caps
     args = ["workload", "new", "--config-dir", str(ROOT / "config"), "--env", "dev", "--team", "nlp"]
     assert main([*args, "--accelerator", "v5e", "--image", "i"]) == 0  # checkpoints mounted: the sidecar's margin too
     out = capsys.readouterr().out
-    assert "cpu: 110400m" in out and "memory: 183349Mi" in out
+    # the memory as worked out by hand in tests/workloads/test_node_fit.py (less GKE's DaemonSets and the kernel)
+    assert "cpu: 110400m" in out and "memory: 179416Mi" in out

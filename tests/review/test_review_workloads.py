@@ -24,7 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 STAGING = yaml.safe_load((ROOT / "config" / "staging.yaml").read_text())
 # GKE puts this taint on every Spot node (cloud.google.com/kubernetes-engine/docs/concepts/spot-vms,
 # tests/fixtures/gke-nodes): a pod without the toleration never lands there.
-SPOT_TAINT = "cloud.google.com/gke-spot=true:NoSchedule"
+# lint's reason on head: the Deployment asks for on-demand capacity (gke-accel/capacity, the label every
+# pool carries) and the only L4 pool is Spot now
+SPOT_REASON = "'on-demand' matches no pool; pools offer spot (l4-serve)"
 SERVING_DEPLOYMENT = "workload new --team serving --accelerator l4 --kind deployment"
 
 
@@ -42,7 +44,7 @@ def test_a_serving_pool_turned_spot_lists_the_serving_deployment_that_stops_sche
     changes = workload_changes(plan(STAGING), plan(l4_spot()), ROOT / "examples")
     serving = next(c for c in changes if c.workload == SERVING_DEPLOYMENT)
     assert (serving.team, serving.before, serving.after) == ("serving", "l4-serve (on-demand)", "does not schedule")
-    assert SPOT_TAINT in serving.reason and "\n" not in serving.reason
+    assert SPOT_REASON in serving.reason and "\n" not in serving.reason
     assert serving.untouched  # the change is to a pool: no team's own config moved
 
 
@@ -97,7 +99,7 @@ def test_review_of_a_branch_turning_the_serving_pool_to_spot_names_the_serving_d
     markdown = capsys.readouterr().out
     assert "will not after this change" in markdown  # the warning box at the top
     line = next(x for x in markdown.splitlines() if x.startswith("- ✖ serving: `" + SERVING_DEPLOYMENT))
-    assert SPOT_TAINT in line and "l4-serve (on-demand)" in line
+    assert SPOT_REASON in line and "l4-serve (on-demand)" in line
     data = json.loads((tmp_path / "review.json").read_text())
     (stack,) = data["stacks"]
     assert SERVING_DEPLOYMENT in [w["workload"] for w in stack["workloads"] if w["after"] == "does not schedule"]

@@ -11,7 +11,7 @@ above its ``parallelism`` cannot grow (the Job controller never runs more pods t
 
 from __future__ import annotations
 
-from gke_accel.workloads._model import EnvironmentPlan
+from gke_accel.workloads.lint._model import EnvironmentPlan
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.manifests import Workload, as_dict
 from gke_accel.workloads.nodes import PoolNodes
