@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -102,3 +104,12 @@ def one(doc: dict[str, Any], rtype: str, **match: Any) -> dict[str, Any]:
 # The ResourceQuota-only mode (no `queues:`): the shipped dev config as it was before dev installed
 # the queues (issue #29). Tests of "an environment without Kueue" load this file.
 QUOTA_ONLY_CONFIG = Path(__file__).resolve().parent / "fixtures" / "configs" / "quota-only.yaml"
+
+
+def load_script(relative: str, name: str) -> ModuleType:
+    """A script of the repository (not a package module, e.g. ``tools/terraform/local_stack.py``), loaded by path."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[1] / relative)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

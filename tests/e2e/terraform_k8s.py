@@ -12,7 +12,6 @@ only a main-branch commit after 3.2.0). docs/e2e.md has the table.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shlex
 import shutil
@@ -20,22 +19,19 @@ import subprocess
 from pathlib import Path
 from types import ModuleType
 
+from helpers import load_script
+
 PROVIDER_VERSIONS = {
     "kubernetes": os.environ.get("E2E_KUBERNETES_PROVIDER_VERSION", "3.2.1"),
     "helm": os.environ.get("E2E_HELM_PROVIDER_VERSION", "3.2.0"),
 }
 CACHE = Path(os.environ.get("GKE_ACCEL_CACHE", str(Path.home() / ".cache" / "gke-accel")))
 MIRROR = CACHE / "terraform-mirror"
-REPO = Path(__file__).resolve().parents[2]
 
 
 def local_stack() -> ModuleType:
     """tools/terraform/local_stack.py (a script, loaded by path)."""
-    spec = importlib.util.spec_from_file_location("local_stack", REPO / "tools" / "terraform" / "local_stack.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("tools/terraform/local_stack.py", "local_stack")
 
 
 def provider_binary(name: str = "kubernetes") -> Path | None:

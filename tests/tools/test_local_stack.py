@@ -5,7 +5,6 @@ The e2e tier applies what it writes (tests/e2e/test_terraform_apply.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -13,7 +12,8 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from helpers import load_script
+
 KUBECONFIG = Path("/state/admin.kubeconfig")
 VERSIONS = {"kubernetes": "3.2.1", "helm": "3.2.0"}
 EXEC = {"api_version": "client.authentication.k8s.io/v1beta1", "command": "gke-gcloud-auth-plugin"}
@@ -30,11 +30,7 @@ DNS_ENDPOINT = {
 
 
 def load_tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("local_stack", ROOT / "tools" / "terraform" / "local_stack.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("tools/terraform/local_stack.py", "local_stack")
 
 
 def stack(helm_connection: Any, **extra_resources: dict[str, Any]) -> dict[str, Any]:
