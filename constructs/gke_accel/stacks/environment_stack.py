@@ -9,6 +9,7 @@ from gke_accel.cdk.accelerator_pools import PlannedPools
 from gke_accel.cdk.capacity import ComputeClasses
 from gke_accel.cdk.cluster_security import prevent_destroy
 from gke_accel.cdk.fences import PriorityFence
+from gke_accel.cdk.fleet import FleetManager
 from gke_accel.cdk.observability import Observability
 from gke_accel.cdk.platform import InClusterPlatform
 from gke_accel.cdk.project_services import ProjectServices
@@ -104,6 +105,10 @@ class EnvironmentStack(TerraformStack):
         self.fences = None
         if kueue and self.queues:
             self.fences = PriorityFence(self, "fences", manifests=objects.fence, queues=self.queues)
+        # a fleet manager's MultiKueue objects (model/fleet), after Kueue
+        self.fleet = None
+        if objects.fleet and self.queues is not None and self.queues.kueue is not None:
+            self.fleet = FleetManager(self, "fleet", manifests=objects.fleet, queues=self.queues)
         # production: the cluster (above), accelerator pools, checkpoint bucket; like the system pool, CPU pools
         # hold no scarce capacity and are replaced freely (a new machine type is a new pool)
         if plan.prevent_destroy:

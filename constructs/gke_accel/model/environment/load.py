@@ -18,6 +18,7 @@ from gke_accel.model.core.props import normalized
 from gke_accel.model.core.show import show
 from gke_accel.model.core.versions import check_min_versions
 from gke_accel.model.core.yaml_input import ConfigInputError, load_config_file, parse_config_text
+from gke_accel.model.environment.fleet_members import with_fleet
 from gke_accel.model.environment.ladders import ladders_of_spec
 from gke_accel.model.environment.plan import SYSTEM_POOL_NAME, DeclaredPool, EnvironmentPlan
 from gke_accel.model.environment.pools import plan_declared_pool
@@ -194,15 +195,20 @@ def parse_environment(data: Any, *, source: str = "") -> EnvironmentSpec:
     return spec
 
 
-def load_environment(path: str | Path, *, catalog: Catalog | None = None) -> EnvironmentPlan:
-    """Read, parse and validate one environment file; every problem is a ConfigError."""
+def load_environment(path: str | Path, *, catalog: Catalog | None = None, fleet: bool = True) -> EnvironmentPlan:
+    """Read, parse and validate one environment file; every problem is a ConfigError. A fleet manager's
+    workers are loaded from the same folder and checked with it (``fleet=False``: not resolved)."""
     path = Path(path)
     source = str(path)
     try:
         data = load_config_file(path)
     except ConfigInputError as err:
         raise ConfigError(err.issues, source) from None
-    return _plan_data(data, source=source, expected_name=path.stem, catalog=catalog)
+    plan = _plan_data(data, source=source, expected_name=path.stem, catalog=catalog)
+    if not fleet or plan.spec.fleet is None:
+        return plan
+    catalog = catalog or load_catalog()
+    return with_fleet(plan, path.parent, lambda p: load_environment(p, catalog=catalog, fleet=False), catalog)
 
 
 def load_environment_text(

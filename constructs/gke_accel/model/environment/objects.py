@@ -13,6 +13,7 @@ from typing import Any
 
 from gke_accel.model.capacity.compute_class import compute_classes
 from gke_accel.model.environment.plan import EnvironmentPlan
+from gke_accel.model.fleet.manifests import fleet_manifests
 from gke_accel.model.platform.fences import priority_fence
 from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.queues.manifests import queue_manifests
@@ -28,16 +29,18 @@ class ClusterObjects:
     fence: tuple[Manifest, ...]  # the Kueue priority admission policy and binding (chart gke-accel-fences)
     compute_classes: tuple[Manifest, ...]  # one per capacity ladder (chart gke-accel-capacity)
     queues: tuple[Manifest, ...]  # Kueue's flavors, queues, priority classes (chart gke-accel-queues)
+    # a fleet manager's AdmissionCheck, MultiKueueConfig and MultiKueueClusters (chart gke-accel-fleet)
+    fleet: tuple[Manifest, ...] = ()
 
     def all(self) -> list[Manifest]:
         """Every object, group by group."""
-        return [*self.platform, *self.fence, *self.compute_classes, *self.queues]
+        return [*self.platform, *self.fence, *self.compute_classes, *self.queues, *self.fleet]
 
     def in_apply_order(self) -> list[Manifest]:
         """Every object in an order ``kubectl apply`` accepts on an empty cluster: cluster-scoped
         objects, namespaces, namespaced objects, then the Kueue objects (they need Kueue installed)."""
         first = sorted([*self.platform, *self.fence, *self.compute_classes], key=apply_stage)
-        return first + sorted(self.queues, key=apply_stage)
+        return first + sorted([*self.fleet, *self.queues], key=apply_stage)
 
 
 def cluster_objects(plan: EnvironmentPlan) -> ClusterObjects:
@@ -48,6 +51,7 @@ def cluster_objects(plan: EnvironmentPlan) -> ClusterObjects:
         fence=tuple(priority_fence(plan)),
         compute_classes=tuple(compute_classes(plan.ladders)),
         queues=tuple(queue_manifests(queues, plan.spec.platform.priority_classes)) if queues is not None else (),
+        fleet=tuple(fleet_manifests(plan.fleet)) if plan.fleet is not None else (),
     )
 
 

@@ -10,6 +10,7 @@ from typing import Literal
 from gke_accel.model.capacity.ladder import LadderPlan, flavor_ranks
 from gke_accel.model.cluster.plan import ClusterPlan
 from gke_accel.model.environment.spec import EnvironmentSpec
+from gke_accel.model.fleet.plan import FleetPlan
 from gke_accel.model.lifecycle.plan import LifecyclePlan
 from gke_accel.model.observability.alert_shapes import AlertPlan
 from gke_accel.model.observability.quotas import QuotaPlan
@@ -52,6 +53,7 @@ class EnvironmentPlan:
     ladders: tuple[LadderPlan, ...] = ()  # the capacity ladders, in config order (model/capacity), planned once
     declared_pools: tuple[DeclaredPool, ...] = ()  # config order, TPU then GPU: which spec each pool comes from
     cpu_pools: tuple[NodePoolPlan, ...] = ()  # general-purpose pools for CPU-only pods (model/pools/cpu_pool.py)
+    fleet: FleetPlan | None = None  # a fleet manager's workers and offers (model/fleet); its queues are the fleet's
 
     @property
     def name(self) -> str:

@@ -91,7 +91,9 @@ class _Platform(_NothingPlanned):
     ) -> tuple[str, ...]:
         # the namespaces every capability's controllers run in: no team may own one
         controllers = {**controller_namespaces(), **platform_namespaces(load_catalog())}
-        return tuple(check_platform(spec, pools, issues, controllers=controllers, pools_complete=pools_complete))
+        # a fleet manager's team quotas are checked against its workers' capacity (model/fleet), not its own pools
+        complete = pools_complete and spec.fleet is None
+        return tuple(check_platform(spec, pools, issues, controllers=controllers, pools_complete=complete))
 
     # plans nothing: its objects are the teams' and platform_manifests', rendered on demand
 
@@ -128,7 +130,8 @@ class _Queues:
     def check(
         self, spec: EnvironmentSpec, pools: Sequence[NodePoolPlan], issues: IssueCollector, *, pools_complete: bool
     ) -> tuple[str, ...]:
-        check_queues(spec, spec.queues, pools, issues)
+        # a fleet manager's queues are planned from its workers (model/fleet), not from its own pools
+        check_queues(spec, spec.queues, () if spec.fleet is not None else pools, issues)
         return ()
 
     def plan(self, spec: EnvironmentSpec, derived: Derived) -> Planned:

@@ -11,6 +11,7 @@ from typing import Literal
 
 from gke_accel.model.capacity.spec import LadderSpec
 from gke_accel.model.cluster.spec import ClusterSpec
+from gke_accel.model.fleet.spec import FleetSpec
 from gke_accel.model.lifecycle.spec import LifecycleSpec
 from gke_accel.model.observability.spec import BudgetSpec, MonitoringSpec
 from gke_accel.model.platform.spec import PlatformSpec, TeamSpec
@@ -64,3 +65,5 @@ class EnvironmentSpec:
     restart: RestartSpec = field(default_factory=RestartSpec)
     # Model weights of inference workloads, per team (gcs-fuse | hyperdisk-ml): model/storage/weights.py
     weights: WeightsSpec = field(default_factory=WeightsSpec)
+    # A fleet manager: its worker environments in dispatch order, through Kueue's MultiKueue (docs/fleet.md)
+    fleet: FleetSpec | None = None

@@ -139,6 +139,8 @@ def kueue_configuration(plan: QueuePlan) -> dict[str, Any]:
         },
         "integrations": {"frameworks": list(INTEGRATIONS)},
         "waitForPodsReady": wait_for_pods_ready(plan.pods_ready_timeout_seconds),
+        # a fleet manager's MultiKueue settings (model/fleet/plan.py)
+        **({"multiKueue": copy.deepcopy(dict(plan.multikueue))} if plan.multikueue is not None else {}),
     }
 
 
@@ -161,8 +163,11 @@ def kueue_values(plan: QueuePlan, placement: ControllerPlacement) -> str:
     """Helm values for the Kueue chart (a YAML document): the configuration above, the controller on
     the system pool (chart keys ``controllerManager.nodeSelector`` / ``.tolerations``)."""
     config = _Block(yaml.safe_dump(kueue_configuration(plan), sort_keys=False))
+    manager: dict[str, Any] = placement_values(placement)
+    if plan.feature_gates:  # the chart's controllerManager.featureGates: [{name, enabled}] -> --feature-gates
+        manager["featureGates"] = [{"name": gate, "enabled": True} for gate in plan.feature_gates]
     values = {
-        "controllerManager": placement_values(placement),
+        "controllerManager": manager,
         "managerConfig": {"controllerManagerConfigYaml": config},
     }
     return yaml.dump(values, Dumper=_Dumper, sort_keys=False)

@@ -153,8 +153,11 @@ def cluster_queue(plan: QueuePlan, team: TeamQueue, classes: PriorityClassesSpec
         # job moves down the ladder only when the better rung is full; preemption is unchanged.
         spec["flavorFungibility"] = {"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "TryNextFlavor"}
     checks = plan.checked_flavors
-    if checks:
-        spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": f.name, "onFlavors": [f.name]} for f in checks]}
+    if checks or plan.admission_checks:
+        # a fleet manager's check (model/fleet) applies to every flavor: no onFlavors
+        entries: list[dict[str, Any]] = [{"name": name} for name in plan.admission_checks]
+        entries += [{"name": f.name, "onFlavors": [f.name]} for f in checks]
+        spec["admissionChecksStrategy"] = {"admissionChecks": entries}
     return {"apiVersion": API, "kind": "ClusterQueue", "metadata": _meta(team.cluster_queue), "spec": spec}
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan
@@ -65,6 +66,11 @@ class QueuePlan:
     flavors: tuple[Flavor, ...]
     teams: tuple[TeamQueue, ...]
     pods_ready_timeout_seconds: int = DEFAULT_PODS_READY_TIMEOUT_SECONDS  # Kueue's waitForPodsReady timeout
+    # a fleet manager's (model/fleet): AdmissionChecks every ClusterQueue carries on all its flavors,
+    # the ``multiKueue`` block of Kueue's Configuration and the feature gates the controller needs
+    admission_checks: tuple[str, ...] = ()
+    multikueue: Mapping[str, Any] | None = None
+    feature_gates: tuple[str, ...] = ()
 
     @property
     def laddered(self) -> bool:
