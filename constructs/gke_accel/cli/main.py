@@ -61,6 +61,7 @@ COMMAND_MODULES = {
     "preflight": "preflight_view",
     "simulate": "simulate_view",
     "twin": "twin_view",
+    "fleet": "fleet_view",
 }
 MAIN_COMMANDS = ("validate", "synth", "scan", "catalog")  # defined here
 
