@@ -96,6 +96,7 @@ class FleetRun:
     def __init__(self, plan: EnvironmentPlan, manager: EnvironmentRun, workers: dict[str, EnvironmentRun]) -> None:
         self.plan, self.manager, self.workers = plan, manager, workers
         self.start_seconds = 0.0
+        self._lost: dict[str, list[str]] = {}  # a lost worker's API server arguments (restore)
 
     @classmethod
     @contextmanager
@@ -189,8 +190,15 @@ class FleetRun:
         PID (a graceful stop drains watches for more than 30 s); Kueue on the manager loses the connection."""
         cluster = self.workers[worker].cluster
         proc = cluster.procs.pop("kube-apiserver")
+        self._lost[worker] = [str(a) for a in proc.args[1:]]  # type: ignore[index]
         proc.kill()
         proc.wait(timeout=30)
+
+    def restore(self, worker: str, timeout: float = 90.0) -> None:
+        """The lost worker comes back: its API server again, on the same address and etcd (its objects kept)."""
+        cluster = self.workers[worker].cluster
+        cluster._spawn("kube-apiserver", self._lost.pop(worker))
+        cluster._wait_ready(timeout)
 
     # ---- where things are ----------------------------------------------------------------------
     def workload_of(self, namespace: str, job: str) -> dict[str, Any] | None:
