@@ -18,6 +18,7 @@ The worker-loss drill runs during the spill-over's round, so the file pays Kueue
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -116,6 +117,31 @@ def test_the_manager_is_connected_to_both_workers_in_order(fleet: FleetRun) -> N
     # the team's queue exists on every cluster, the same name in the same namespace
     for run in (fleet.manager, *fleet.workers.values()):
         assert "team" in run.local_queues(TEAM)
+
+
+def verify_rows(fleet: FleetRun, env: str) -> dict[tuple[str, str], dict[str, str]]:
+    """``gke-accel verify --env E --json`` against that cluster, as a user runs it: row by (area, subject)."""
+    run = fleet.manager if env == HUB else fleet.workers[env]
+    out = subprocess.run([sys.executable, "-m", "gke_accel.cli.main", "verify", "--env", env, "--config-dir",
+                          str(EXAMPLE), "--kubeconfig", str(run.cluster.kubeconfig), "--json"],
+                         capture_output=True, text=True)  # fmt: skip
+    assert out.returncode in (0, 2), out.stderr
+    [report] = json.loads(out.stdout)
+    return {(r["area"], r["subject"]): r for r in report["checks"]}
+
+
+def test_verify_reads_every_cluster_of_the_fleet(fleet: FleetRun) -> None:
+    hub = verify_rows(fleet, HUB)
+    for key in [("AdmissionCheck", "fleet"), ("MultiKueueConfig", "fleet"), ("ClusterQueue", TEAM),
+                ("LocalQueue", f"{TEAM}/team")]:  # fmt: skip
+        assert hub[key]["status"] == "ok", hub[key]
+    # the twin reaches its workers through kubeconfig Secrets, the plan through ClusterProfiles: verify says so
+    for worker in (FIRST, SECOND):
+        row = hub[("MultiKueueCluster", worker)]
+        assert row["status"] == "FAIL" and "clusterSource" in row["detail"], row
+    for worker in (FIRST, SECOND):
+        rows = verify_rows(fleet, worker)
+        assert rows[("ClusterQueue", TEAM)]["status"] == "ok", rows[("ClusterQueue", TEAM)]
 
 
 def test_a_job_runs_on_the_first_worker_although_the_second_has_room(fleet: FleetRun) -> None:
