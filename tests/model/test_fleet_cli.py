@@ -66,3 +66,15 @@ def test_fleet_show_of_a_plain_environment_and_a_missing_one() -> None:
     assert plain.returncode == 0 and "is not a fleet manager" in plain.stdout
     missing = fleet_show("nope")
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
+
+
+def test_fleet_up_of_an_environment_that_is_no_manager_is_one_line_before_anything_starts(tmp_path: Path) -> None:
+    args = [sys.executable, "-m", "gke_accel.cli.main", "fleet", "up", "fleet-europe", "--config-dir", EXAMPLE,
+            "--state", str(tmp_path / "state")]  # fmt: skip
+    out = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == [
+        "error: fleet fleet-europe did not start (everything started is stopped): "
+        "fleet-europe is not a fleet manager (its file has no fleet: block)"
+    ]
+    assert not (tmp_path / "state").exists()
