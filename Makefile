@@ -107,7 +107,7 @@ test-other-framework: setup setup-other-framework
 # (.ci/run passes --junitxml).
 e2e: setup
 	tools/ci/e2e_builds.sh $(VENV)
-	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/pytest -m e2e -p no:cacheprovider $(PYTEST_ARGS)
+	PATH="$(CURDIR)/$(BIN):$$PATH" tools/ci/e2e.sh $(VENV) $(PYTEST_ARGS)
 
 # The binaries `gke-accel twin up` runs (docs/twin.md): etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler, kwok and the Kueue and JobSet controllers, built once into ~/.cache/gke-accel (needs Go).

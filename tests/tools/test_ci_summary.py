@@ -100,3 +100,21 @@ def test_a_terraform_summary_that_does_not_count_helm_releases_fails(
     (tmp_path / "terraform.json").write_text(json.dumps({"line": line, "stacks": 3, "valid": 3, "helm_left_out": 9}))
     assert load_tool().main([str(tmp_path)]) == 1
     assert "CI FAILED: terraform: the summary does not count the helm releases validated" in capsys.readouterr().err
+
+
+def test_a_tier_in_two_processes_counts_both_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """tools/ci/e2e.sh runs the fleet file beside the rest: e2e.xml plus e2e.beside.xml, summed."""
+    junit(reports(tmp_path) / "e2e.beside.xml", 4)
+    assert load_tool().main([str(tmp_path)]) == 0
+    assert "e2e: 75 passed, 0 failed, 0 skipped (212 s)" in capsys.readouterr().out.splitlines()
+
+
+def test_a_failure_or_skip_in_the_second_process_fails_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    junit(reports(tmp_path) / "e2e.beside.xml", 4, failures=1, skipped=1)
+    assert load_tool().main([str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert "e2e: 73 passed, 1 failed, 1 skipped (212 s)" in out
+    assert "CI FAILED: e2e: 1 failed, 0 errors" in err
+    assert "CI FAILED: e2e: 1 skipped; CI allows no skip in this tier" in err

@@ -2,7 +2,8 @@
 never from scraped output.
 
 Usage: python tools/ci/summary.py REPORTS_DIR
-REPORTS_DIR holds ``<tier>.xml`` (pytest ``--junitxml``), ``terraform.json``
+REPORTS_DIR holds ``<tier>.xml`` (pytest ``--junitxml``; a tier run in two pytest processes, as
+tools/ci/e2e.sh runs the e2e tier, adds ``<tier>.<part>.xml``, and its counts are the sum), ``terraform.json``
 (``GKE_ACCEL_VALIDATE_SUMMARY``) and ``times.tsv`` (``<tier>\\t<seconds>\\t<exit code>``, written by
 .ci/run in the order the tiers ran). Prints e.g.
 
@@ -62,6 +63,10 @@ def tier_line(tier: str, reports: Path, seconds: int, rc: int) -> tuple[str, lis
     junit, terraform = reports / f"{tier}.xml", reports / f"{tier}.json"
     if junit.exists():
         c = junit_counts(junit)
+        for part in sorted(reports.glob(f"{tier}.*.xml")):  # e.g. e2e.beside.xml (tools/ci/e2e.sh)
+            more = junit_counts(part)
+            c = Counts(c.tests + more.tests, c.failures + more.failures, c.errors + more.errors,
+                       c.skipped + more.skipped)
         line = f"{tier}: {c.passed} passed, {c.failures + c.errors} failed, {c.skipped} skipped {took}"
         if c.tests == 0:
             problems.append(f"{tier}: no tests ran (pytest exit 5 or an empty selection)")
