@@ -7,7 +7,7 @@ tests/fixtures/capacity/staging-ladder.yaml (ct5lp-hightpu-4t: 2 VMs of 4 chips,
 v5e-reserved 1 slice, v5e-slice 1 slice, v5e-spot 2 slices). One control plane, one Kueue for both.
 
 - The generated ComputeClasses are stored by the server through a ComputeClass CRD written by hand from
-  GKE's documented fields (tests/fixtures/capacity/computeclass-crd.yaml; GKE ships the real one), with
+  GKE's documented fields (constructs/gke_accel/twin/computeclass-crd.yaml; GKE ships the real one), with
   strict field validation, and the CRD refuses what GKE documents as invalid.
 - v5e: team nlp's nominal 16 chips are split over the ladder in order (8 on the reservation, 8
   on-demand); its JobSets are what ``gke-accel workload new`` writes (they select the class, not a rung).
@@ -41,6 +41,7 @@ from gke_accel.model.queues.install import kueue_configuration
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.twin.cluster import LocalCluster
+from gke_accel.twin.environment import COMPUTECLASS_CRD
 from gke_accel.twin.jobset import JobSetController
 from gke_accel.twin.kueue import KueueController, install_crds
 from gke_accel.twin.nodes import pool_node
@@ -51,7 +52,7 @@ from require import build_output, require_or_skip
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "capacity"
 STAGING = Path(__file__).resolve().parents[2] / "config" / "staging.yaml"
-CRD = FIXTURES / "computeclass-crd.yaml"
+CRD = COMPUTECLASS_CRD
 JOBSET_NAME = "jobset.sigs.k8s.io/jobset-name"
 # the v5e ladder's flavors, written by hand from the fixture's rungs: <shape>-<rung>
 RESERVATION, ON_DEMAND, SPOT = "v5e-2x4-reservation-r-ml-1", "v5e-2x4-on-demand", "v5e-2x4-spot"
