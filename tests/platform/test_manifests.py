@@ -12,9 +12,9 @@ import yaml
 from server_defaults import as_stored, canonical_quantity
 
 from gke_accel.cli.main import main
+from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
 from gke_accel.model.capacity.compute_class import compute_classes
 from gke_accel.model.environment.ladders import ladders_of
-from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
 from gke_accel.model.platform.fences import priority_fence
 from gke_accel.model.platform.manifests import gib_quantity, platform_manifests, quota_key
 from gke_accel.model.queues.manifests import queue_manifests
