@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from gke_accel.model import load_environment
 from gke_accel.model.capacity.view import HEADERS, ladder_rows
 from gke_accel.model.environment.ladders import ladders_of
@@ -50,3 +52,40 @@ def test_manifests_for_gitops_hold_the_compute_class() -> None:
         "name": "v5e-2x4",
         "labels": {"app.kubernetes.io/managed-by": "gke-accel"},
     }
+
+
+# --- staging's shipped L4 ladder (config/staging.yaml: capacity.l4, pools l4-reserved, l4-serve, l4-spot) ---
+STAGING = ROOT / "config" / "staging.yaml"
+
+
+def test_the_docs_table_of_stagings_l4_ladder_is_the_cost_models() -> None:
+    env = load_environment(STAGING)
+    [ladder] = ladders_of(env)
+    lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
+    lines += ["| " + " | ".join(str(c) for c in row.cells()) + " |" for row in ladder_rows(env, ladder)]
+    assert "\n".join(lines) in (ROOT / "docs" / "capacity.md").read_text()
+
+
+def test_stagings_l4_rungs_are_priced_from_the_catalog() -> None:
+    # catalog/prices.yaml (2026-07-30): g2-standard-12 (one L4) $1.0004 an hour on-demand, $0.5624 Spot;
+    # a reserved VM costs what an on-demand one does
+    env = load_environment(STAGING)
+    [ladder] = ladders_of(env)
+    rows = {r.rung: r for r in ladder_rows(env, ladder)}
+    assert rows["reservation/r-l4-serve"].chip_hour == rows["on-demand"].chip_hour == pytest.approx(1.0004, abs=5e-3)
+    assert rows["spot"].chip_hour == pytest.approx(0.5624, abs=5e-3)
+
+
+def test_synth_prints_stagings_l4_ladder_in_its_order() -> None:
+    from gke_accel.cli.main import environment_report
+
+    text = environment_report(load_environment(STAGING))
+    header = "capacity ladder l4 (ComputeClass l4, whenUnsatisfiable DoNotScaleUp)"
+    assert header in text
+    after = text.split(header, 1)[1].splitlines()
+    rows = [line.split()[1:5] for line in after if line.startswith(("1 ", "2 ", "3 "))][:3]
+    assert rows == [
+        ["reservation/r-l4-serve", "l4-reservation-r-l4-serve", "l4-reserved", "2"],
+        ["on-demand", "l4-on-demand", "l4-serve", "1"],
+        ["spot", "l4-spot", "l4-spot", "2"],
+    ]

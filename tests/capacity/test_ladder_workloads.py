@@ -105,3 +105,40 @@ def test_without_ladders_the_rule_is_silent() -> None:
     assert "cloud.google.com/compute-class" not in obj["spec"]["template"]["spec"]["nodeSelector"]
     ok, findings = _lint(plain, obj)
     assert ok and not findings
+
+
+# --- staging's shipped L4 ladder (config/staging.yaml capacity.l4: l4-reserved, l4-serve, l4-spot) ---
+
+
+@pytest.mark.parametrize("kind", ["job", "deployment"])
+def test_workload_new_for_stagings_l4_selects_the_class_and_lint_accepts_it(kind: str) -> None:
+    from pathlib import Path
+
+    from gke_accel.model import load_environment
+
+    staging = load_environment(Path(__file__).resolve().parents[2] / "config" / "staging.yaml")
+    request = WorkloadRequest(
+        name="srv", team="serving", kind=kind, accelerator="l4", image="registry.k8s.io/pause:3.10",
+        checkpoints=False,
+    )  # fmt: skip
+    obj = new_workload(staging, request)[0]
+    pod = obj["spec"]["template"]["spec"]
+    # GKE's node label of an L4 node (tests/fixtures/gke-nodes/gpu-l4-whole.yaml) and the class; no rung
+    assert pod["nodeSelector"] == {
+        "cloud.google.com/gke-accelerator": "nvidia-l4",
+        "cloud.google.com/compute-class": "l4",
+    }
+    keys = {(t["key"], t.get("value")) for t in pod["tolerations"]}
+    assert keys == {("cloud.google.com/compute-class", "l4"), ("cloud.google.com/gke-spot", "true"),
+                    ("nvidia.com/gpu", "present")}  # fmt: skip
+    ok, findings = _lint(staging, obj)
+    assert ok and not findings
+    # the rejected case: the same pod with a bare L4 selector bypasses the ladder
+    bare = copy.deepcopy(obj)
+    bare["spec"]["template"]["spec"]["nodeSelector"] = {"cloud.google.com/gke-accelerator": "nvidia-l4"}
+    ok, findings = _lint(staging, bare)
+    assert not ok and [f["severity"] for f in findings] == ["error"]
+    assert (
+        "without its ComputeClass" in findings[0]["message"]
+        and "l4-reserved, l4-serve, l4-spot" in findings[0]["message"]
+    )

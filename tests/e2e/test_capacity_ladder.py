@@ -1,16 +1,23 @@
-"""The capacity ladder on a real API server, with the real Kueue and JobSet controllers (webhooks
-registered), kube-scheduler and kwok: tests/fixtures/capacity/staging-ladder.yaml, config/staging.yaml
-with a reservation -> on-demand -> Spot ladder for its v5e 2x4 slices (ct5lp-hightpu-4t: 2 VMs of 4
-chips, 8 chips a slice; pools v5e-reserved 1 slice, v5e-slice 1 slice, v5e-spot 2 slices).
+"""The capacity ladders on a real API server, with the real Kueue and JobSet controllers (webhooks
+registered), kube-scheduler and kwok. The environment is config/staging.yaml as shipped (its L4 ladder:
+l4-reserved, reservation r-l4-serve, 2 nodes -> l4-serve, on-demand, 1 -> l4-spot, Spot, 2; the teams'
+L4 shares fill those rungs in order: nlp 1 reserved; serving 1 reserved, 1 on-demand, 2 Spot) with its
+v5e 2x4 slices replaced by the reservation -> on-demand -> Spot ladder of
+tests/fixtures/capacity/staging-ladder.yaml (ct5lp-hightpu-4t: 2 VMs of 4 chips, 8 chips a slice; pools
+v5e-reserved 1 slice, v5e-slice 1 slice, v5e-spot 2 slices). One control plane, one Kueue for both.
 
-- The generated ComputeClass is stored by the server through a ComputeClass CRD written by hand from
-  GKE's documented fields (tests/fixtures/capacity/computeclass-crd.yaml; GKE ships the real one), with
+- The generated ComputeClasses are stored by the server through a ComputeClass CRD written by hand from
+  GKE's documented fields (constructs/gke_accel/twin/computeclass-crd.yaml; GKE ships the real one), with
   strict field validation, and the CRD refuses what GKE documents as invalid.
-- Team nlp's nominal 16 chips are split over the ladder in order (8 on the reservation, 8 on-demand);
-  its JobSets are what ``gke-accel workload new`` writes (they select the class, not a rung). With the
-  reservation flavor full the next one is admitted on-demand, the one after on Spot (borrowing the idle
-  Spot quota of research and serving); when the reservation frees, the next goes there first. Each
-  admitted JobSet's pods run on nodes of its rung (the flavor's node labels as the server stores them).
+- v5e: team nlp's nominal 16 chips are split over the ladder in order (8 on the reservation, 8
+  on-demand); its JobSets are what ``gke-accel workload new`` writes (they select the class, not a rung).
+  With the reservation flavor full the next one is admitted on-demand, the one after on Spot (borrowing
+  the idle Spot quota of research and serving); when the reservation frees, the next goes there first.
+  Each admitted JobSet's pods run on nodes of its rung (the flavor's node labels as the server stores them).
+- L4 (staging's shipped ladder): the ComputeClass, flavors and ClusterQueues on the server are those of
+  config/staging.yaml; serving's one-GPU Jobs from ``workload new`` fill the reservation (its own share,
+  then nlp's idle one), then on-demand, then Spot; when a reserved GPU frees, the next Job goes back to
+  it. Each pod's node is in the pools of the class's rule of the same rank as the Kueue flavor.
 """
 
 from __future__ import annotations
@@ -18,13 +25,15 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from own_cluster import own_cluster
 
-from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
+from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.capacity.compute_class import compute_classes
 from gke_accel.model.environment.ladders import ladders_of
 from gke_accel.model.platform.manifests import platform_manifests
@@ -32,6 +41,7 @@ from gke_accel.model.queues.install import kueue_configuration
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.twin.cluster import LocalCluster
+from gke_accel.twin.environment import COMPUTECLASS_CRD
 from gke_accel.twin.jobset import JobSetController
 from gke_accel.twin.kueue import KueueController, install_crds
 from gke_accel.twin.nodes import pool_node
@@ -41,14 +51,30 @@ from helpers import base_config, to_yaml
 from require import build_output, require_or_skip
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "capacity"
-CRD = FIXTURES / "computeclass-crd.yaml"
+STAGING = Path(__file__).resolve().parents[2] / "config" / "staging.yaml"
+CRD = COMPUTECLASS_CRD
 JOBSET_NAME = "jobset.sigs.k8s.io/jobset-name"
-# the ladder's flavors, written by hand from the fixture's rungs: <shape>-<rung>
+# the v5e ladder's flavors, written by hand from the fixture's rungs: <shape>-<rung>
 RESERVATION, ON_DEMAND, SPOT = "v5e-2x4-reservation-r-ml-1", "v5e-2x4-on-demand", "v5e-2x4-spot"
+# staging's L4 ladder, written by hand from config/staging.yaml (capacity.l4 and gpu_pools)
+L4_RESERVATION, L4_ON_DEMAND, L4_SPOT = "l4-reservation-r-l4-serve", "l4-on-demand", "l4-spot"
+L4_RUNG_POOLS = [["l4-reserved"], ["l4-serve"], ["l4-spot"]]
 
 
+@cache
+def shipped_staging() -> EnvironmentPlan:
+    return load_environment_text(STAGING.read_text(), expected_name="staging")
+
+
+@cache
 def environment() -> EnvironmentPlan:
-    return load_environment(FIXTURES / "staging-ladder.yaml")
+    """config/staging.yaml with its v5e slices and v5e ladder from tests/fixtures/capacity/staging-ladder.yaml;
+    the rest (the L4 pools and ladder, the teams, the queues) as shipped."""
+    data = yaml.safe_load(STAGING.read_text())
+    split = yaml.safe_load((FIXTURES / "staging-ladder.yaml").read_text())
+    data["tpu_pools"] = split["tpu_pools"]
+    data["capacity"] = {**data["capacity"], "v5e-2x4": split["capacity"]["v5e-2x4"]}
+    return load_environment_text(to_yaml(data), expected_name="staging")
 
 
 @pytest.fixture(scope="module")
@@ -77,12 +103,18 @@ def applied(cluster: LocalCluster) -> EnvironmentPlan:
 
 
 def test_the_generated_compute_class_is_stored_as_declared(cluster: LocalCluster, applied: EnvironmentPlan) -> None:
-    [declared] = compute_classes(ladders_of(applied))
+    declared = {c["metadata"]["name"]: c for c in compute_classes(ladders_of(applied))}
+    assert set(declared) == {"l4", "v5e-2x4"}
     stored = cluster.get("computeclass.cloud.google.com", "v5e-2x4")
-    assert stored["spec"] == declared["spec"]
+    assert stored["spec"] == declared["v5e-2x4"]["spec"]
     assert [r["nodepools"] for r in stored["spec"]["priorities"]] == [
         ["v5e-reserved"], ["v5e-slice"], ["v5e-spot-s0", "v5e-spot-s1"]
     ]  # fmt: skip
+    # staging's L4 class as shipped (config/staging.yaml), one nodepools rule per rung in the ladder's order
+    [shipped] = compute_classes(ladders_of(shipped_staging()))
+    stored = cluster.get("computeclass.cloud.google.com", "l4")
+    assert stored["spec"] == shipped["spec"]
+    assert [r["nodepools"] for r in stored["spec"]["priorities"]] == L4_RUNG_POOLS
 
 
 @pytest.mark.parametrize(
@@ -195,6 +227,102 @@ def test_jobs_fall_down_the_ladder_only_when_the_better_rung_is_full_and_come_ba
     assert admitted_flavor(c, "fourth") == RESERVATION
     c.wait_for(lambda: running_on(c, "fourth", RESERVATION), timeout=90, what="its pods on v5e-reserved nodes")
     assert (admitted_flavor(c, "second"), admitted_flavor(c, "third")) == (ON_DEMAND, SPOT)  # nobody moved
+    assert time.monotonic() - start < 300
+
+
+def gpu_job(name: str) -> dict[str, Any]:
+    """``gke-accel workload new --env staging --team serving --kind job --accelerator l4 --cpu 100m
+    --memory 64Mi --no-checkpoints``: one pod, one L4, selecting the ComputeClass l4 (no rung)."""
+    request = WorkloadRequest(
+        name=name, team="serving", kind="job", accelerator="l4", image="registry.k8s.io/pause:3.10", cpu="100m",
+        memory="64Mi", checkpoints=False,
+    )  # fmt: skip
+    [obj] = new_workload(shipped_staging(), request)
+    selector = obj["spec"]["template"]["spec"]["nodeSelector"]
+    assert selector == {"cloud.google.com/compute-class": "l4", "cloud.google.com/gke-accelerator": "nvidia-l4"}
+    return obj
+
+
+def job_workload(c: LocalCluster, name: str) -> dict[str, Any] | None:
+    for w in c.get("workloads.kueue.x-k8s.io", namespace="serving").get("items", []):
+        if any(ref["name"] == name and ref["kind"] == "Job" for ref in w["metadata"].get("ownerReferences", [])):
+            return dict(w)
+    return None
+
+
+def gpu_flavor(c: LocalCluster, name: str) -> str | None:
+    w = job_workload(c, name)
+    conditions = (w or {}).get("status", {}).get("conditions", [])
+    if not any(x["type"] == "Admitted" and x["status"] == "True" for x in conditions):
+        return None
+    [assignment] = w["status"]["admission"]["podSetAssignments"]  # type: ignore[index]
+    return str(assignment["flavors"]["nvidia.com/gpu"])
+
+
+def l4_node_pool(c: LocalCluster, name: str, flavor: str) -> str | None:
+    """The node pool of the Job's Running pod, whose node has every node label of ``flavor`` as stored."""
+    labels = c.get("resourceflavor.kueue.x-k8s.io", flavor)["spec"]["nodeLabels"]
+    pods = [p for p in c.get("pods", namespace="serving").get("items", [])
+            if p["metadata"].get("labels", {}).get("batch.kubernetes.io/job-name") == name
+            and "deletionTimestamp" not in p["metadata"]]  # fmt: skip
+    if len(pods) != 1 or pods[0]["status"].get("phase") != "Running":
+        return None
+    node = c.get("node", pods[0]["spec"]["nodeName"])["metadata"]["labels"]
+    assert all(node.get(k) == v for k, v in labels.items()), f"{name}'s pod is not on a {flavor} node"
+    return str(node["cloud.google.com/gke-nodepool"])
+
+
+def gpu_group(cq: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The GPU resource group of a ClusterQueue: (flavor, resource, nominal quota) in the listed order,
+    quantities as the server stores them (strings)."""
+    [group] = [g for g in cq["spec"]["resourceGroups"] if g["coveredResources"] == ["nvidia.com/gpu"]]
+    return [(f["name"], r["name"], str(r["nominalQuota"])) for f in group["flavors"] for r in f["resources"]]
+
+
+def test_staging_l4_jobs_fill_each_rung_in_the_ladders_order_and_come_back_to_the_reservation(
+    cluster: LocalCluster, kueue: KueueController
+) -> None:
+    c = cluster
+    shipped = shipped_staging()
+    plan = queue_plan_of(shipped)
+    assert plan is not None
+    # the objects on the server are staging's as shipped: the L4 flavors and every team's L4 quotas
+    objects = queue_manifests(plan, shipped.spec.platform.priority_classes)
+    for flavor in (o for o in objects if o["kind"] == "ResourceFlavor" and o["metadata"]["name"].startswith("l4-")):
+        assert c.get("resourceflavor.kueue.x-k8s.io", flavor["metadata"]["name"])["spec"] == flavor["spec"]
+    for cq in (o for o in objects if o["kind"] == "ClusterQueue"):
+        stored = c.get("clusterqueue.kueue.x-k8s.io", cq["metadata"]["name"])
+        assert gpu_group(stored) == gpu_group(cq), cq["metadata"]["name"]
+        assert [f for f, _, _ in gpu_group(stored)] == [L4_RESERVATION, L4_ON_DEMAND, L4_SPOT]
+    serving = c.get("clusterqueue.kueue.x-k8s.io", "serving")  # serving's 4: 1 reserved, 1 on-demand, 2 Spot
+    assert [q for _, _, q in gpu_group(serving)] == ["1", "1", "2"]
+    rules = [r["nodepools"] for r in c.get("computeclass.cloud.google.com", "l4")["spec"]["priorities"]]
+    rank = {L4_RESERVATION: 0, L4_ON_DEMAND: 1, L4_SPOT: 2}  # the flavors' order, as the ClusterQueues list them
+
+    start = time.monotonic()
+    order: list[str] = []
+
+    def submit(name: str, want: str) -> None:
+        c.apply([gpu_job(name)])
+        c.wait_for(lambda: gpu_flavor(c, name) is not None, what=f"Job {name} admitted")
+        flavor = gpu_flavor(c, name)
+        assert flavor == want, (name, flavor)
+        pool = c.wait_for(lambda: l4_node_pool(c, name, want), timeout=90, what=f"{name}'s pod Running on {want}")
+        assert pool in rules[rank[want]], (name, pool, rules)  # the class's rule of the flavor's rank
+        order.append(str(flavor))
+
+    # serving's own reserved GPU, then nlp's idle one (borrowed: the flavor fits, Kueue stops there)
+    submit("a", L4_RESERVATION)
+    submit("b", L4_RESERVATION)
+    submit("c", L4_ON_DEMAND)  # the reservation's 2 GPUs are taken: the next rung
+    submit("d", L4_SPOT)  # on-demand's 1 too
+    submit("e", L4_SPOT)
+    assert order == [L4_RESERVATION, L4_RESERVATION, L4_ON_DEMAND, L4_SPOT, L4_SPOT]
+    # a reserved GPU frees: the next Job goes back to the reservation, nobody else moves
+    c.kubectl("delete", "job.batch", "a", "-n", "serving", "--cascade=foreground", "--wait=true")
+    c.wait_for(lambda: job_workload(c, "a") is None, what="Job a's workload gone")
+    submit("f", L4_RESERVATION)
+    assert [gpu_flavor(c, n) for n in "bcde"] == [L4_RESERVATION, L4_ON_DEMAND, L4_SPOT, L4_SPOT]
     assert time.monotonic() - start < 300
 
 

@@ -10,8 +10,10 @@
 2. An inference Deployment from ``workload new --kind deployment`` with its PodDisruptionBudget: with
    no spare node, the eviction API lets one replica go and refuses the second eviction (HTTP 429,
    "disruption budget"), so one replica keeps serving.
-3. GKE's rolling upgrade of the inference pool (surge 1, unavailable 0), three replicas on staging's four
-   l4-serve nodes (``pool_node``): per old node a surge node is added, the real ``kubectl drain`` run
+3. GKE's rolling upgrade of the inference pools (surge 1, unavailable 0), three replicas on staging's five
+   L4 nodes (``pool_node``; its L4 ladder's pools l4-reserved 2, l4-serve 1, l4-spot 2: the Deployment
+   selects the ComputeClass, so a replica may land on any of them), pool after pool: per old node a surge
+   node of its pool is added, the real ``kubectl drain`` run
    (eviction API, retried on 429), the old node deleted. A watch on the pods (drain_watch.py) never sees
    fewer healthy replicas than the stored PDB promises; at the end all run on new nodes, all available.
 4. The rejected case: no spare node, two replicas' nodes drained. With the budget the second drain is
@@ -47,7 +49,9 @@ CONFIG = Path(__file__).resolve().parents[2] / "config"
 NS = "ms-e2e"  # the namespace test_multislice's helpers read
 RESUME = ("python", "train.py", "--resume", "latest")
 APP = "app.kubernetes.io/name"  # the generated Deployment's selector (and its PodDisruptionBudget's)
-L4 = "l4-serve"
+# staging's L4 ladder (config/staging.yaml capacity.l4): workload new's Deployment selects the class l4,
+# whose pools these are; its replicas land on any of them
+L4_POOLS = ("l4-reserved", "l4-serve", "l4-spot")
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +198,7 @@ def test_the_eviction_api_refuses_to_evict_an_inference_deployment_beyond_its_bu
         # no spare node: an evicted replica's replacement cannot start elsewhere, so while it is down
         # the API server refuses the second eviction (429: it would violate the PodDisruptionBudget)
         serving_nodes = {p["spec"]["nodeName"] for p in serving(cluster, NS, f"{APP}=srv")}
-        spare = [n for n, pool in node_pools(cluster).items() if pool == L4 and n not in serving_nodes]
+        spare = [n for n, pool in node_pools(cluster).items() if pool in L4_POOLS and n not in serving_nodes]
         for node in spare:
             cluster.kubectl("cordon", node)
         first, second = (p["metadata"]["name"] for p in serving(cluster, NS, f"{APP}=srv"))
@@ -236,14 +240,17 @@ def test_a_rolling_surge_upgrade_drains_every_node_and_the_deployment_keeps_its_
 ) -> None:
     replicas = 3
     floor = _serve(cluster, staging, "roll", replicas)
-    [pool] = [p for p in staging.pools if p.name == L4]
-    old = sorted(n for n, p in node_pools(cluster).items() if p == L4)
-    assert len(old) == pool.node_bounds()[1] > replicas  # staging's l4-serve at its max: one node spare
+    pools = {p.name: p for p in staging.pools if p.name in L4_POOLS}
+    of_node = node_pools(cluster)
+    old = sorted(n for n, p in of_node.items() if p in L4_POOLS)
+    assert len(old) == sum(p.node_bounds()[1] for p in pools.values()) == 5 > replicas  # at their max: 2 spare
+    surge = {name: p.node_bounds()[1] for name, p in pools.items()}  # the next node index of each pool
     drain_logs: list[str] = []
     try:
         with Kubelet(cluster, NS), ServingWatch(cluster, NS, f"{APP}=roll") as watch:
-            for i, node in enumerate(old):  # surge 1 / unavailable 0: a new node first, then the old one goes
-                add_nodes(cluster, [pool_node(pool, len(old) + i)])
+            for node in old:  # surge 1 / unavailable 0: a new node of its pool first, then the old one goes
+                add_nodes(cluster, [pool_node(pools[of_node[node]], surge[of_node[node]])])
+                surge[of_node[node]] += 1
                 drained = drain(cluster, node)
                 assert drained.returncode == 0, drained.stderr
                 drain_logs.append(drained.stderr)
@@ -282,7 +289,7 @@ def test_without_the_budget_the_same_drains_take_the_deployment_below_its_floor(
     floor = _serve(cluster, staging, "bare", replicas=3)
     serving_nodes = sorted({p["spec"]["nodeName"] for p in serving(cluster, NS, f"{APP}=bare")})
     try:
-        for node in [n for n, p in node_pools(cluster).items() if p == L4 and n not in serving_nodes]:
+        for node in [n for n, p in node_pools(cluster).items() if p in L4_POOLS and n not in serving_nodes]:
             cluster.kubectl("cordon", node)
         first, second = serving_nodes[:2]
         with Kubelet(cluster, NS), ServingWatch(cluster, NS, f"{APP}=bare") as watch:

@@ -1,7 +1,8 @@
 """Every environment's ``gke-accel manifests`` output applies to an empty cluster with plain
 ``kubectl apply -f <folder>``, and a second apply changes nothing (the server keeps what we wrote).
 An environment with Kueue queues needs Kueue installed first (its CRDs, as the pinned chart would
-install them; docs/queues.md), like a GitOps user's cluster."""
+install them; docs/queues.md), like a GitOps user's cluster; one with capacity ladders (staging) needs
+GKE's ComputeClass CRD, built into every GKE cluster (here the twin's stand-in of its documented fields)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ import pytest
 
 from gke_accel.cli.main import main
 from gke_accel.model import load_environment
+from gke_accel.model.environment.ladders import ladders_of
 from gke_accel.model.queues.names import uses_kueue
 from gke_accel.twin.cluster import LocalCluster
+from gke_accel.twin.environment import COMPUTECLASS_CRD
 from gke_accel.twin.kueue import install_crds
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
@@ -31,8 +34,11 @@ def test_manifests_folder_applies_to_an_empty_cluster_and_reapplies_unchanged(
 ) -> None:
     folder = write_manifests(env, tmp_path)
     cluster = fresh_cluster()
-    if uses_kueue(load_environment(CONFIG / f"{env}.yaml").spec):
+    plan = load_environment(CONFIG / f"{env}.yaml")
+    if uses_kueue(plan.spec):
         install_crds(cluster)
+    if ladders_of(plan):  # staging's L4 ladder: ComputeClass l4
+        install_crds(cluster, [COMPUTECLASS_CRD])
     first = cluster.kubectl("apply", "-f", str(folder), check=False)
     assert first.returncode == 0, first.stderr
     lines = first.stdout.strip().splitlines()
@@ -57,6 +63,7 @@ def test_staging_serving_is_reachable_from_google_load_balancers_and_nlp_as_stor
     folder = write_manifests("staging", tmp_path)
     cluster = fresh_cluster()
     install_crds(cluster)
+    install_crds(cluster, [COMPUTECLASS_CRD])  # staging's L4 ladder (its ComputeClass l4)
     cluster.kubectl("apply", "-f", str(folder))
     stored = cluster.get("networkpolicy", "allow-ingress-from", namespace="serving")
     [rule] = stored["spec"]["ingress"]

@@ -76,14 +76,16 @@ SUBMIT = {"a": 0.0, "b": 10 * MIN, "c": 20 * MIN, "d": 30 * MIN, "e": 30 * MIN}
 
 
 def test_five_jobs_give_the_hand_computed_admissions_waits_and_utilization(api: Api, twin: EnvironmentRun) -> None:
-    """staging (config/staging.yaml): 4 v5e 2x4 slices (32 chips), 4 L4s; nominal v5e nlp 16, research 8
-    (may borrow 16 more), serving 8; L4 nlp 1, serving 3. Each team's cpu/memory quota is derived from the
-    chips it may hold (model/teams/compute.py), so chips bind, not cpu (a fixed 64 cpu once let each team
-    run one slice, ``workload new`` giving each pod its 112-vCPU VM).
+    """staging (config/staging.yaml): 4 v5e 2x4 slices (32 chips), 5 L4s on its ladder (2 reserved, 1
+    on-demand, 2 Spot); nominal v5e nlp 16, research 8 (may borrow 16 more), serving 8; L4 nlp 1 (on the
+    reservation), serving 4 (1 on the reservation, 1 on-demand, 2 Spot). Each team's cpu/memory quota is
+    derived from the chips it may hold (model/teams/compute.py), so chips bind, not cpu (a fixed 64 cpu
+    once let each team run one slice, ``workload new`` giving each pod its 112-vCPU VM).
     a, b, c, d start when submitted (0, 10, 20, 30 min): 32 of 32 chips, d (research's second slice)
-    borrowing 8 of nlp's idle nominal; e (1 L4, submitted at 30 min, serving's nominal) starts at 30 min.
+    borrowing 8 of nlp's idle nominal; e (1 L4, submitted at 30 min, serving's nominal on the ladder's first
+    rung, the reservation) starts at 30 min.
     Every job ends by 2 h, within the 2.5 h:
-    TPU chip-hours = a 8x2 + b 8x1 + c 8x1 + d 8x1 = 40 of 32x2.5 = 80 -> 50%;  GPU 1x1 of 4x2.5 -> 10%;
+    TPU chip-hours = a 8x2 + b 8x1 + c 8x1 + d 8x1 = 40 of 32x2.5 = 80 -> 50%;  GPU 1x1 of 5x2.5 -> 8%;
     research holds 16 chips (8 over its nominal) while b and d both run, 30 min to 1 h 10: 8 x 40 min =
     5.33 chip-h borrowed, which nlp (the only team below its nominal then) lends."""
     jobs = parse_trace(FIVE, "five.csv")
@@ -94,12 +96,12 @@ def test_five_jobs_give_the_hand_computed_admissions_waits_and_utilization(api: 
         assert 0 <= admitted[j] - SUBMIT[j] < TOLERANCE, (j, admitted[j], ev)
     assert {first(ev, j, "admitted").flavor for j in "abcd"} == {"v5e-2x4"} and first(
         ev, "e", "admitted"
-    ).flavor == "l4"
+    ).flavor == "l4-reservation-r-l4-serve"
     assert not [e for e in ev if e.type == "evicted"]
     m = metrics_of(api, twin, ev, 2.5 * H)
     # each start is late by the control plane's reaction (< TOLERANCE), never early: 50% is the ceiling
     assert 0.50 - 4 * 8 * TOLERANCE / (32 * 2.5 * H) <= m.by_resource["google.com/tpu"] <= 0.50 + 0.01
-    assert 0.10 - TOLERANCE / (4 * 2.5 * H) <= m.by_resource["nvidia.com/gpu"] <= 0.10 + 0.01
+    assert 0.08 - TOLERANCE / (5 * 2.5 * H) <= m.by_resource["nvidia.com/gpu"] <= 0.08 + 0.01
     research = m.teams["research"].summary()
     assert research["submitted"] == 2 and research["admitted"] == 2 and research["finished"] == 2
     assert research["wait_max_h"] < TOLERANCE / H
@@ -117,15 +119,16 @@ BORROW = """name,submit,team,accelerator,chips,duration
 
 @pytest.mark.parametrize("policy", ["cohort", "static"])
 def test_static_really_blocks_borrowing(api: Api, twin: EnvironmentRun, policy: str) -> None:
-    """nlp's nominal L4 quota is 1 (serving holds the other 3, idle here). Two 1-GPU jobs at once: with
-    the cohort the second borrows a serving GPU and both run from the start; with ``static``
-    (borrowingLimit 0) the second waits until the first is done, 1 h."""
+    """nlp's nominal L4 quota is 1, on the reservation rung (serving holds the other 4, idle here: 1 on the
+    reservation, 1 on-demand, 2 Spot). Two 1-GPU jobs at once: with the cohort the second borrows serving's
+    reserved GPU and both run from the start; with ``static`` (borrowingLimit 0 on every L4 flavor) the
+    second waits until the first is done, 1 h."""
     apply_policy(api, policy)
     try:
         cqs = {cq["metadata"]["name"]: cq for cq in api.items(f"{KUEUE}/clusterqueues")}
         limits = [r.get("borrowingLimit") for g in cqs["nlp"]["spec"]["resourceGroups"] for f in g["flavors"]
                   for r in f["resources"] if r["name"] == "nvidia.com/gpu"]  # fmt: skip
-        assert limits == ([0] if policy == "static" else [None])
+        assert limits == ([0, 0, 0] if policy == "static" else [None, None, None])  # the ladder's 3 L4 flavors
         p = "s" if policy == "static" else "c"
         jobs = parse_trace(BORROW.format(p=p), "borrow.csv")
         result = VirtualRunner(api, twin.plan, jobs, until=2.5 * H).run()  # exact to a simulated minute

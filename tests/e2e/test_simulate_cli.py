@@ -2,14 +2,14 @@
 a three-job trace gives the hand-computed report, and the run leaves no state directory behind.
 
 By hand, from config/staging.yaml (32 v5e chips in four 8-chip slices: nlp 16, research 8, serving 8
-nominal; research may borrow up to 16 more; 4 L4 GPUs) and the metrics' rules (simulate/metrics.py's
+nominal; research may borrow up to 16 more; 5 L4 GPUs on its L4 ladder) and the metrics' rules (simulate/metrics.py's
 doc: borrowed = chips above nominal, lent = that split among the teams below their nominal by how
 far below they are):
 - research-a (1 slice, 0-2 h) fits research's nominal; research-b (1 slice, from 10 min, 1 h) borrows
-  an idle slice; serving-a (1 L4, from 20 min, 30 min) fits serving's L4 share. Nobody waits.
+  an idle slice; serving-a (1 L4, from 20 min, 30 min) fits serving's L4 share (its reserved GPU). Nobody waits.
 - research borrows 8 chips for 1 h: 8.0 chip-h; nlp (16 idle) and serving (8 idle) lend 2/3 and 1/3
   of it: 5.3 and 2.7 chip-h.
-- the run ends with the last job, at 2 h: 24 of 64 TPU chip-hours, 37.5%; 0.5 of 8 GPU-hours, 6.25%.
+- the run ends with the last job, at 2 h: 24 of 64 TPU chip-hours, 37.5%; 0.5 of 10 GPU-hours, 5%.
 """
 
 from __future__ import annotations
@@ -53,5 +53,5 @@ def test_a_three_job_trace_gives_the_hand_computed_report_and_leaves_no_state(
     assert teams["nlp"]["lent_chip_h"] == pytest.approx(16 / 3, abs=0.2)
     assert teams["serving"]["lent_chip_h"] == pytest.approx(8 / 3, abs=0.2)
     assert report["utilization_by_resource"]["google.com/tpu"] == pytest.approx(0.375, abs=0.01)
-    assert report["utilization_by_resource"]["nvidia.com/gpu"] == pytest.approx(0.0625, abs=0.005)
+    assert report["utilization_by_resource"]["nvidia.com/gpu"] == pytest.approx(0.05, abs=0.005)
     assert list(tmp.iterdir()) == [], "simulate left its state directory behind"

@@ -1,7 +1,7 @@
 """``gke-accel simulate`` on the virtual clock (simulate/virtual.py), on the real twin of staging as
 shipped (config/staging.yaml; each team's cpu/memory quota derived from the chips it may hold,
 model/teams/compute.py, so chips, not cpu, bind): Kueue 0.19.2, JobSet 0.12.0, kwok nodes at every pool's
-maximum size (4 v5e 2x4 slices = 32 chips in flavor v5e-2x4, 4 L4s).
+maximum size (4 v5e 2x4 slices = 32 chips in flavor v5e-2x4, 5 L4s on its L4 ladder).
 
 The control plane reacts in 0 simulated seconds: each change is logged at the simulated time of the
 event that caused it, so the hand-computed times below hold to TOLERANCE (1 simulated minute), not to

@@ -43,7 +43,7 @@ from charts import PINNED, chart_source
 from gke_accel.cli.main import main as gke_accel
 from gke_accel.model import load_environment
 from gke_accel.twin.cluster import WORKLOAD_CONTROLLERS, LocalCluster
-from gke_accel.twin.environment import kueue_configuration_of
+from gke_accel.twin.environment import COMPUTECLASS_CRD, kueue_configuration_of
 from gke_accel.twin.jobset import DEFAULTING_PROBE
 from gke_accel.twin.kueue import SUSPEND_PROBE, wait_established
 from gke_accel.twin.nodes import environment_nodes
@@ -51,7 +51,6 @@ from require import require_or_skip
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "config"
-COMPUTECLASS_CRD = ROOT / "tests" / "fixtures" / "capacity" / "computeclass-crd.yaml"  # GKE ships the real one
 ENVS = ("dev", "staging", "prod")
 POOL_LABEL = "cloud.google.com/gke-nodepool"
 HELM_OWNER = "app.kubernetes.io/managed-by"  # Helm sets it to "Helm" on every object it installs

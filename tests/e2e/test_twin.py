@@ -41,8 +41,35 @@ STAGING = yaml.safe_load((REPO / "config" / "staging.yaml").read_text())
 FIXTURE_OF = {
     "v5e-slice": "tpu-v5e-multi-host-slice",
     "v5e-shared": "tpu-v5e-multi-host-slice",
+    "l4-reserved": "gpu-l4-whole",
     "l4-serve": "gpu-l4-whole",
+    "l4-spot": "gpu-l4-whole",
 }
+# staging's L4 pools are the rungs of its ladder (config/staging.yaml capacity.l4), by hand from the config:
+# how each gets its nodes; GKE requires the label and NoSchedule taint cloud.google.com/compute-class=l4 of
+# a manually created pool serving the class ("About custom ComputeClasses"); the Spot rung's nodes carry
+# GKE's Spot label and the pool's Spot taint (as tests/fixtures/gke-nodes/tpu-v6e-spot.yaml), the reserved
+# ones the reservation's name (RES, as gpu-h100-reservation.yaml)
+L4_RUNGS = {"l4-reserved": "reservation", "l4-serve": "on-demand", "l4-spot": "spot"}
+CLASS_TAINT = {"key": "cloud.google.com/compute-class", "value": "l4", "effect": "NoSchedule"}
+SPOT_TAINT = {"key": "cloud.google.com/gke-spot", "value": "true", "effect": "NoSchedule"}
+
+
+def _as_gke_makes(pool: str, fixture: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, str]]]:
+    """The fixture node's labels and taints, with what staging's L4 ladder adds to a node of ``pool``."""
+    labels, taints = dict(fixture["metadata"]["labels"]), list(fixture["spec"]["taints"])
+    rung = L4_RUNGS.get(pool)
+    if rung is not None:
+        labels |= {"gke-accel/capacity": rung, "cloud.google.com/compute-class": "l4"}
+        taints.append(CLASS_TAINT)
+    if rung == "spot":
+        labels["cloud.google.com/gke-spot"] = "true"
+        taints.append(SPOT_TAINT)
+    if rung == "reservation":
+        labels["cloud.google.com/reservation-name"] = "r-l4-serve"
+    return labels, sorted(taints, key=lambda t: t["key"])
+
+
 # labels the twin adds for kwok and the scheduler (a kubelet sets the kubernetes.io ones on GKE)
 NOT_GKE_POOL_LABELS = {"type", "kubernetes.io/hostname", "kubernetes.io/os", "kubernetes.io/arch"}
 POOL_SPECIFIC = {"cloud.google.com/gke-nodepool", "topology.kubernetes.io/zone", "topology.kubernetes.io/region",
@@ -131,20 +158,21 @@ def test_the_twins_nodes_are_gke_nodes_as_the_fixtures_describe_them(twin: dict[
         if base is None:
             continue  # the system pool and the CPU pool: no accelerator, no fixture
         gke = fixtures[FIXTURE_OF[base]]
+        gke_labels, gke_taints = _as_gke_makes(base, gke)
         config = next(p for p in STAGING["tpu_pools"] + STAGING["gpu_pools"] if p["name"] == base)
         for node in nodes:
             labels = {k: v for k, v in node["metadata"]["labels"].items() if k not in NOT_GKE_POOL_LABELS
                       and (not k.startswith("gke-accel") or k in FIXTURE_OURS)}  # fmt: skip
-            assert set(labels) == set(gke["metadata"]["labels"]), node["metadata"]["name"]
+            assert set(labels) == set(gke_labels), node["metadata"]["name"]
             for key in set(labels) - POOL_SPECIFIC:
-                assert labels[key] == gke["metadata"]["labels"][key], (node["metadata"]["name"], key)
+                assert labels[key] == gke_labels[key], (node["metadata"]["name"], key)
             assert labels["cloud.google.com/gke-nodepool"] == pool
             assert labels["topology.kubernetes.io/region"] == STAGING["region"]
-            assert labels["topology.kubernetes.io/zone"] in ([config["zone"]] if "zone" in config else
-                                                             STAGING["cluster"]["node_zones"])  # fmt: skip
+            zones = [config["zone"]] if "zone" in config else config.get("zones", STAGING["cluster"]["node_zones"])
+            assert labels["topology.kubernetes.io/zone"] in zones
             if "topology" in config:
                 assert labels["cloud.google.com/gke-tpu-topology"] == config["topology"]
-            assert node["spec"]["taints"] == gke["spec"]["taints"]
+            assert sorted(node["spec"]["taints"], key=lambda t: t["key"]) == gke_taints
             # memory: the kubelet's capacity is below the machine size by the kernel's share, 2% in the twin
             # (catalog node_fit; the fixtures keep the machine size, KCAP); GKE's reservation on the memory
             # removed is at most 25% of it (the top tier of "Plan GKE Standard node sizes"), so allocatable

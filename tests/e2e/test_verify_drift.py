@@ -21,6 +21,7 @@ from gke_accel.cli.main import main
 from gke_accel.cli.manifests_view import environment_manifests
 from gke_accel.model import EnvironmentPlan, load_environment
 from gke_accel.twin.cluster import LocalCluster
+from gke_accel.twin.environment import COMPUTECLASS_CRD
 from gke_accel.twin.kueue import install_crds
 from gke_accel.twin.nodes import pool_node
 from require import build_output, require_or_skip
@@ -37,6 +38,7 @@ def staging(tmp_path_factory: pytest.TempPathFactory, control_plane: None) -> It
             install_crds(c)
         except (subprocess.CalledProcessError, FileNotFoundError) as exc:
             require_or_skip("Kueue/JobSet modules not in the Go module cache or proxy", output=build_output(exc))
+        install_crds(c, [COMPUTECLASS_CRD])  # staging's L4 ladder: its ComputeClass l4 (GKE builds the CRD in)
         c.apply(environment_manifests(plan))
         node = pool_node(plan.cluster.system_pool, 0)
         c.create_nodes([node])

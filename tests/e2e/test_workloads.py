@@ -27,10 +27,12 @@ from fake_controllers import fake_controllers
 from gke_accel.cli.main import main
 from gke_accel.cli.manifests_view import environment_manifests
 from gke_accel.model import EnvironmentPlan, load_environment
+from gke_accel.model.environment.ladders import ladders_of
 from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.pools.node_shape import NODEPOOL_LABEL
 from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.twin.cluster import CONTROL_PLANE, LocalCluster, find_binaries
+from gke_accel.twin.environment import COMPUTECLASS_CRD
 from gke_accel.twin.kueue import install_crds
 from gke_accel.twin.nodes import pool_node
 from gke_accel.workloads.lint import lint_texts
@@ -93,6 +95,8 @@ def start_environment(tmp: Path, plan: EnvironmentPlan) -> LocalCluster:
         c.kubectl("taint", "nodes", "--all", "node.kubernetes.io/not-ready:NoSchedule-", check=False)
         if queue_plan_of(plan) is not None:  # Kueue's CRDs first, as installing Kueue would
             install_crds(c)
+        if ladders_of(plan):  # GKE's ComputeClass CRD (built into GKE) for the ladders' classes
+            install_crds(c, [COMPUTECLASS_CRD])
         c.apply(environment_manifests(plan))
         for team in plan.spec.teams:
             ns = team.namespace or team.name

@@ -84,6 +84,11 @@ def test_prod_has_no_preemption_alert_without_spot_pools(shipped: dict[str, Any]
     assert "spot-preemptions" not in alerts(shipped["prod"])
 
 
+def test_stagings_spot_rung_brings_the_preemption_alert(shipped: dict[str, Any]) -> None:
+    # config/staging.yaml: l4-spot, the last rung of its L4 ladder, is its one Spot pool
+    assert "spot-preemptions" in alerts(shipped["staging"])
+
+
 def test_gpu_idle_filter_is_the_reference_duty_cycle_filter(shipped: dict[str, Any]) -> None:
     t = condition(shipped["dev"], "gpu-idle")["condition_threshold"]
     assert t["filter"] == (
@@ -202,7 +207,8 @@ def test_one_dashboard_per_environment_with_pool_widgets(shipped: dict[str, Any]
     assert "Accelerator memory used / total by model" in titles
     assert any(t.startswith("Nodes per pool") for t in titles)
     assert "Pods unschedulable for lack of accelerators" in titles
-    assert ("Spot preemptions" in titles) == (env == "dev")
+    # environments with a Spot pool: dev (all Spot), staging (l4-spot, its L4 ladder's last rung); prod none
+    assert ("Spot preemptions" in titles) == (env in ("dev", "staging"))
 
 
 def test_monitoring_disabled_emits_no_policies_or_dashboard(synth: Any) -> None:

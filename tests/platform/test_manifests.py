@@ -13,6 +13,8 @@ from server_defaults import as_stored, canonical_quantity
 
 from gke_accel.cli.main import main
 from gke_accel.model import EnvironmentPlan, load_environment, load_environment_text
+from gke_accel.model.capacity.compute_class import compute_classes
+from gke_accel.model.environment.ladders import ladders_of
 from gke_accel.model.platform.fences import priority_fence
 from gke_accel.model.platform.manifests import gib_quantity, platform_manifests, quota_key
 from gke_accel.model.queues.manifests import queue_manifests
@@ -222,11 +224,14 @@ def test_manifest_files_in_name_order_create_every_namespace_before_its_objects(
         if obj["kind"] == "Namespace":
             created.add(obj["metadata"]["name"])
         seen_kinds.append(obj["kind"])
-    assert seen_kinds[0] == "PriorityClass" and "Namespace" in seen_kinds
+    # cluster-scoped kinds first: staging's ComputeClass (its L4 ladder) sorts before the PriorityClasses
+    first = "ComputeClass" if env == "staging" else "PriorityClass"
+    assert seen_kinds[0] == first and "PriorityClass" in seen_kinds and "Namespace" in seen_kinds
     queues = queue_plan_of(plan_of(env))
     kueue = queue_manifests(queues, plan_of(env).spec.platform.priority_classes) if queues else []
     fence = priority_fence(plan_of(env))  # the Kueue priority admission policy and binding
-    assert len(seen_kinds) == len(platform_manifests(plan_of(env))) + len(fence) + len(kueue)
+    classes = compute_classes(ladders_of(plan_of(env)))  # the capacity ladders' ComputeClasses
+    assert len(seen_kinds) == len(platform_manifests(plan_of(env))) + len(fence) + len(kueue) + len(classes)
 
 
 def test_stdout_lists_objects_in_apply_order(capsys: pytest.CaptureFixture[str]) -> None:

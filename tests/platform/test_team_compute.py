@@ -54,12 +54,13 @@ def quota_only(team: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_staging_quotas_make_room_for_every_chip_a_team_may_hold_through_kueue() -> None:
-    """staging: 32 v5e chips, 4 L4s. nlp: nominal 16 v5e + 1 L4, may borrow the other 16 chips and 3 L4s:
-    32 chips = 8 VMs, 4 L4 VMs. research: 8 + at most 16 borrowed = 24 chips = 6 VMs; 0 + 4 L4s."""
+    """staging: 32 v5e chips, 5 L4s (its L4 ladder: l4-reserved 2, l4-serve 1, l4-spot 2). nlp: nominal 16
+    v5e + 1 L4, may borrow the other 16 chips and 4 L4s: 32 chips = 8 VMs, 5 L4 VMs. research: 8 + at most
+    16 borrowed = 24 chips = 6 VMs; 0 + 5 L4s. serving: 8 + 24 = 32 chips, 4 + 1 = 5 L4s."""
     plan = load_environment(CONFIG / "staging.yaml")
     cqs = {t.team: t for t in plan.queues.teams} if plan.queues else {}
     quotas = {t.name: t.quota for t in plan.teams}
-    for team, vms in (("nlp", (8, 4)), ("research", (6, 4)), ("serving", (8, 4))):
+    for team, vms in (("nlp", (8, 5)), ("research", (6, 5)), ("serving", (8, 5))):
         cpu, gib = hand(*vms, base=STAGING_BASE)
         assert (cqs[team].cpu, cqs[team].memory_gib) == (cpu, gib), team
         # the ResourceQuota adds one GCS FUSE sidecar (250m, 256Mi) per accelerator pod Kueue can admit

@@ -34,6 +34,16 @@ def test_shipped_staging_shares_32_tpu_chips_between_three_teams_with_a_preempti
     assert "yes" in rows["serving"] and "yes" not in rows["nlp"]
     assert "tpu 24" in rows["research"]  # 8 nominal + borrowing limit 16
     assert "  flavor v5e-2x4: 32 tpu max, pools v5e-slice, v5e-shared-s0, v5e-shared-s1, v5e-shared-s2" in lines
+    # the L4 ladder's flavors (config/staging.yaml capacity.l4), most preferred first; the L4 shares fill
+    # them in that order: nlp's 1 and serving's first 1 on the reservation, serving's next 1 on-demand, 2 Spot
+    assert "l4-reservation-r-l4-serve 1, v5e-2x4 16" in rows["nlp"]
+    assert "l4-reservation-r-l4-serve 1, l4-on-demand 1, l4-spot 2, v5e-2x4 8" in rows["serving"]
+    flavors = [line for line in lines if line.startswith("  flavor l4")]
+    assert flavors == [
+        "  flavor l4-reservation-r-l4-serve: 2 gpu max, pools l4-reserved",
+        "  flavor l4-on-demand: 1 gpu max, pools l4-serve",
+        "  flavor l4-spot: 2 gpu max, pools l4-spot",
+    ]
 
 
 def test_no_queue_table_without_kueue() -> None:
@@ -57,7 +67,9 @@ def test_shipped_dev_shares_its_spot_pools_between_two_teams() -> None:
     assert "  flavor l4-spot: 4 gpu max, pools l4-dev" in lines
 
 
-@pytest.mark.parametrize(("team", "tpu", "gpu"), [("nlp", "32", "4"), ("research", "24", "4"), ("serving", "32", "4")])
+# staging's 5 L4s (l4-reserved 2, l4-serve 1, l4-spot 2): nlp's 1 + the 4 serving lends, research's 0 + all 5,
+# serving's 4 + nlp's 1
+@pytest.mark.parametrize(("team", "tpu", "gpu"), [("nlp", "32", "5"), ("research", "24", "5"), ("serving", "32", "5")])
 def test_resource_quota_is_the_kueue_ceiling(team: str, tpu: str, gpu: str) -> None:
     manifests = platform_manifests(load_environment(CONFIG / "staging.yaml"))
     [quota] = [
@@ -105,7 +117,8 @@ def test_review_shows_queue_changes_before_and_after() -> None:
     # one line per team with only what moved: research's borrowing limit 16 -> 8, serving's preemption
     assert (
         research.startswith("- **research**: ")
-        and "may borrow `l4 idle, v5e-2x4 16` → `l4 idle, v5e-2x4 8`" in research
+        and "may borrow `l4-reservation-r-l4-serve idle, l4-on-demand idle, l4-spot idle, v5e-2x4 16` → "
+        "`l4-reservation-r-l4-serve idle, l4-on-demand idle, l4-spot idle, v5e-2x4 8`" in research
     )
     assert serving.startswith("- **serving**: ") and "preempts to borrow `yes` → `-`" in serving
     assert "nominal" not in research and "nominal" not in serving  # unchanged parts are not repeated

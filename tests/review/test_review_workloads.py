@@ -22,35 +22,41 @@ from gke_accel.review.workloads import touched_teams, workload_changes
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGING = yaml.safe_load((ROOT / "config" / "staging.yaml").read_text())
-# GKE puts this taint on every Spot node (cloud.google.com/kubernetes-engine/docs/concepts/spot-vms,
-# tests/fixtures/gke-nodes): a pod without the toleration never lands there.
-# lint's reason on head: the Deployment asks for on-demand capacity (gke-accel/capacity, the label every
-# pool carries) and the only L4 pool is Spot now
-SPOT_REASON = "'on-demand' matches no pool; pools offer spot (l4-serve)"
+# staging's L4s are behind its capacity ladder (config/staging.yaml capacity.l4): what `workload new` writes
+# for an L4 selects the ComputeClass l4, whose label only the ladder's pools carry (docs/capacity.md).
+# lint's reason on a head without the ladder: no pool has that label any more.
+NO_CLASS_REASON = "'l4' matches no pool; no pool has label cloud.google.com/compute-class"
 SERVING_DEPLOYMENT = "workload new --team serving --accelerator l4 --kind deployment"
+# the ladder's pools and how each gets its VMs (config/staging.yaml gpu_pools)
+L4_POOLS = "l4-reserved (reservation), l4-serve (on-demand), l4-spot (Spot)"
 
 
 def plan(data: dict[str, Any]) -> EnvironmentPlan:
     return load_environment_text(yaml.safe_dump(data), expected_name="staging")
 
 
-def l4_spot() -> dict[str, Any]:
+def without_ladder() -> dict[str, Any]:
     data = copy.deepcopy(STAGING)
-    data["gpu_pools"][0]["consumption"] = "spot"  # l4-serve, the pool serving's inference runs on
+    del data["capacity"]  # the pools stay; nothing labels them for the class any more
     return data
 
 
-def test_a_serving_pool_turned_spot_lists_the_serving_deployment_that_stops_scheduling() -> None:
-    changes = workload_changes(plan(STAGING), plan(l4_spot()), ROOT / "examples")
+def test_dropping_the_l4_ladder_lists_the_serving_deployment_that_stops_scheduling() -> None:
+    changes = workload_changes(plan(STAGING), plan(without_ladder()), ROOT / "examples")
     serving = next(c for c in changes if c.workload == SERVING_DEPLOYMENT)
-    assert (serving.team, serving.before, serving.after) == ("serving", "l4-serve (on-demand)", "does not schedule")
-    assert SPOT_REASON in serving.reason and "\n" not in serving.reason
-    assert serving.untouched  # the change is to a pool: no team's own config moved
+    assert (serving.team, serving.before, serving.after) == ("serving", L4_POOLS, "does not schedule")
+    assert NO_CLASS_REASON in serving.reason and "\n" not in serving.reason
+    assert serving.untouched  # the change is to the capacity section: no team's own config moved
+    # every L4 workload of both teams with an L4 share, none of the TPU ones
+    assert {(c.team, c.workload.removeprefix("workload new --team ")) for c in changes} == {
+        ("nlp", "nlp --accelerator l4"), ("nlp", "nlp --accelerator l4 --kind deployment"),
+        ("serving", "serving --accelerator l4"), ("serving", "serving --accelerator l4 --kind deployment"),
+    }  # fmt: skip
 
 
 def test_a_change_that_keeps_every_workload_schedulable_lists_none() -> None:
     bigger = copy.deepcopy(STAGING)
-    bigger["gpu_pools"][0]["max_nodes"] = 6
+    next(p for p in bigger["gpu_pools"] if p["name"] == "l4-serve")["max_nodes"] = 6  # the on-demand rung grows
     assert workload_changes(plan(STAGING), plan(bigger), ROOT / "examples") == []
     assert workload_changes(plan(STAGING), plan(STAGING), ROOT / "examples") == []
 
@@ -68,7 +74,8 @@ def test_a_team_the_change_did_not_touch_is_marked_when_its_share_moves_to_spot(
     serving = next(line for line in lines if line.startswith("- **serving**"))
     research = next(line for line in lines if line.startswith("- **research**"))
     assert "not in this diff's teams" in serving and "not in this diff's teams" not in research
-    assert "nominal `l4 3, v5e-2x4 8` → `l4 3, v5e-2x2-spot 8`" in serving
+    l4 = "l4-reservation-r-l4-serve 1, l4-on-demand 1, l4-spot 2"  # serving's 4 L4s over the ladder's rungs
+    assert f"nominal `{l4}, v5e-2x4 8` → `{l4}, v5e-2x2-spot 8`" in serving
 
 
 def git(repo: Path, *args: str) -> str:
@@ -76,7 +83,7 @@ def git(repo: Path, *args: str) -> str:
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
 
-def test_review_of_a_branch_turning_the_serving_pool_to_spot_names_the_serving_deployment(
+def test_review_of_a_branch_dropping_the_l4_ladder_names_the_serving_deployment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     repo = tmp_path / "repo"
@@ -90,16 +97,16 @@ def test_review_of_a_branch_turning_the_serving_pool_to_spot_names_the_serving_d
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", ".")
     git(repo, "commit", "-q", "-m", "base")
-    git(repo, "checkout", "-q", "-b", "pr/staging-l4-spot")
-    (repo / "config" / "staging.yaml").write_text(yaml.safe_dump(l4_spot(), sort_keys=False))
-    git(repo, "commit", "-q", "-am", "staging: l4-serve on Spot")
+    git(repo, "checkout", "-q", "-b", "pr/staging-no-ladder")
+    (repo / "config" / "staging.yaml").write_text(yaml.safe_dump(without_ladder(), sort_keys=False))
+    git(repo, "commit", "-q", "-am", "staging: no L4 ladder")
     monkeypatch.chdir(repo)
     args = ["review", "--no-policy", "--env", "staging", "--outdir", str(repo / "cdktf.out"), "--base", "main"]
     assert main([*args, "--json", str(tmp_path / "review.json")]) == 2
     markdown = capsys.readouterr().out
     assert "will not after this change" in markdown  # the warning box at the top
     line = next(x for x in markdown.splitlines() if x.startswith("- ✖ serving: `" + SERVING_DEPLOYMENT))
-    assert SPOT_REASON in line and "l4-serve (on-demand)" in line
+    assert NO_CLASS_REASON in line and L4_POOLS in line
     data = json.loads((tmp_path / "review.json").read_text())
     (stack,) = data["stacks"]
     assert SERVING_DEPLOYMENT in [w["workload"] for w in stack["workloads"] if w["after"] == "does not schedule"]

@@ -23,9 +23,10 @@ def test_the_same_seed_gives_the_same_trace_and_another_seed_another() -> None:
 
 def test_a_week_offers_the_asked_load_of_staging_with_over_200_valid_jobs() -> None:
     jobs = generate(STAGING, Settings(seed=1, days=7, load=0.9))
-    # staging: 4 slices of 2x4 v5e = 32 chips, 4 L4 nodes of 1 GPU (config/staging.yaml)
-    assert capacity_of(STAGING) == {"v5e": 32, "l4": 4}
-    load = offered_load(jobs, {"v5e": 32, "l4": 4}, WEEK)
+    # staging: 4 slices of 2x4 v5e = 32 chips, 5 L4 nodes of 1 GPU on its L4 ladder (l4-reserved 2,
+    # l4-serve 1, l4-spot 2; config/staging.yaml)
+    assert capacity_of(STAGING) == {"v5e": 32, "l4": 5}
+    load = offered_load(jobs, {"v5e": 32, "l4": 5}, WEEK)
     assert load == {"v5e": pytest.approx(0.9, abs=0.01), "l4": pytest.approx(0.9, abs=0.01)}
     assert len(jobs) >= 200 and max(j.submit for j in jobs) < WEEK
     check_trace(STAGING, jobs, "generated")  # workload new can make every job

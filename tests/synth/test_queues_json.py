@@ -144,8 +144,9 @@ def test_prod_installs_jobset_without_kueue(shipped: dict[str, Any]) -> None:
 def test_staging_installs_one_jobset_and_both_controllers_on_the_system_pool(shipped: dict[str, Any]) -> None:
     doc = shipped["staging"]
     names = sorted(r["name"] for r in resources(doc, RELEASE))
-    # JobSet once, though both Kueue and slices need it; the priority fence (#23) is its own release
-    assert names == ["gke-accel-fences", "gke-accel-queues", "jobset", "kueue"]
+    # JobSet once, though both Kueue and slices need it; the priority fence (#23) is its own release, and
+    # so is the L4 ladder's ComputeClass (docs/capacity.md)
+    assert names == ["gke-accel-capacity", "gke-accel-fences", "gke-accel-queues", "jobset", "kueue"]
     jobset = one(doc, RELEASE, name="jobset")
     assert yaml.safe_load(jobset["values"][0]) == {"controller": SYSTEM_PLACEMENT}
     kueue = one(doc, RELEASE, name="kueue")

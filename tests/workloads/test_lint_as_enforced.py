@@ -70,6 +70,13 @@ def job(ns: str, resources: dict[str, str], selector: dict[str, str], **spec: An
 
 T4 = {"cloud.google.com/gke-accelerator": "nvidia-tesla-t4"}
 L4 = {"cloud.google.com/gke-accelerator": "nvidia-l4"}
+# staging's L4s are behind its capacity ladder (config/staging.yaml capacity.l4): a pod selects the
+# ComputeClass l4 and tolerates the class taint and the Spot rung's taint (docs/capacity.md)
+L4_CLASS = {"cloud.google.com/compute-class": "l4", **L4}
+L4_CLASS_TOLERATIONS = [
+    {"key": "cloud.google.com/compute-class", "operator": "Equal", "value": "l4", "effect": "NoSchedule"},
+    {"key": "cloud.google.com/gke-spot", "operator": "Equal", "value": "true", "effect": "NoSchedule"},
+]
 V5P = {"cloud.google.com/gke-tpu-accelerator": "tpu-v5p-slice", "cloud.google.com/gke-tpu-topology": "2x2x2"}
 
 
@@ -136,25 +143,30 @@ def l4_job(team: str, gpus: int, pods: int = 1) -> Doc:
     return job(
         team,
         {"nvidia.com/gpu": str(gpus)},
-        L4,
+        L4_CLASS,
         labels={"kueue.x-k8s.io/queue-name": "team"},
-        pod={"priorityClassName": cls},
+        pod={"priorityClassName": cls, "tolerations": L4_CLASS_TOLERATIONS},
         parallelism=pods,
         completions=pods,
     )
 
 
 def test_staging_team_without_an_l4_share_may_borrow_up_to_its_resource_quota() -> None:
-    """s13: research has no L4 share, its ResourceQuota says requests.nvidia.com/gpu=4 (the Kueue ceiling:
-    nlp lends 1, serving 3), Kueue admitted the pod by borrowing and it ran."""
+    """s13: research has no L4 share, its ResourceQuota says requests.nvidia.com/gpu=5 (the Kueue ceiling:
+    nlp lends 1, serving 4), Kueue admitted the pod by borrowing and it ran. One Job's pods take one
+    flavor: the reservation rung holds 2 GPUs (nlp's 1 and serving's 1 there, both lent), so a Job of 2
+    borrows them all and one of 3 fits no rung (on-demand holds 1, Spot 2)."""
     report = lint(env("staging"), l4_job("research", 1))
     assert report.ok, report.render()
-    assert lint(env("staging"), l4_job("research", 1, pods=4)).ok
+    assert lint(env("staging"), l4_job("research", 1, pods=2)).ok
+    three = messages(lint(env("staging"), l4_job("research", 1, pods=3)))
+    assert any("needs 3 of Kueue flavor l4-reservation-r-l4-serve" in m and "Kueue never admits it" in m
+               for m in three), three  # fmt: skip
 
 
 def test_staging_over_the_resource_quota_is_rejected() -> None:
-    report = lint(env("staging"), l4_job("research", 1, pods=5))
-    assert any("research's quota is requests.nvidia.com/gpu=4" in m for m in messages(report)), report.render()
+    report = lint(env("staging"), l4_job("research", 1, pods=6))
+    assert any("research's quota is requests.nvidia.com/gpu=5" in m for m in messages(report)), report.render()
 
 
 def test_prod_gpu_model_outside_the_share_runs_and_is_only_a_warning() -> None:

@@ -91,8 +91,8 @@ def test_pool_scaled_to_zero_is_reported_not_failed(staging: EnvironmentPlan) ->
     # a pool whose minimum is above zero but has no nodes is a warning
     [row] = [
         r
-        for r in verify_state(staging, healthy_state(staging, skip_pools=("l4-serve",))).rows
-        if r.subject == "l4-serve"
+        for r in verify_state(staging, healthy_state(staging, skip_pools=("l4-reserved",))).rows
+        if r.subject == "l4-reserved"  # the reserved L4s stay up: min_nodes 2
     ]
     assert row.status == "warn"
 
@@ -149,7 +149,7 @@ def test_driver_installer_not_ready_is_drift(staging: EnvironmentPlan) -> None:
     state = healthy_state(staging)
     state.pods[0]["status"]["conditions"][0]["status"] = "False"
     [row] = [r for r in verify_state(staging, state).rows if r.area == "driver"]
-    assert row.status == "FAIL" and "no ready installer pod on l4-serve-node-0" in row.detail
+    assert row.status == "FAIL" and "no ready installer pod on l4-reserved-node-0" in row.detail
 
 
 def test_service_account_annotation_is_checked(staging: EnvironmentPlan) -> None:
@@ -176,9 +176,13 @@ def test_smoke_pods_are_built_like_templates_in_a_team_namespace_with_quota(stag
     assert tpu["metadata"]["namespace"] == "nlp"  # the team with a v5e quota
     assert tpu["spec"]["containers"][0]["resources"]["limits"]["google.com/tpu"] == "4"  # one VM of the 2x4 slice
     assert gpu["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1"
+    # the pool with nodes at its minimum: l4-reserved, rung 1 of staging's L4 ladder (its class and rung
+    # labels: a smoke pod checks one pool, so it pins the rung)
     assert gpu["spec"]["nodeSelector"] == {
         "cloud.google.com/gke-accelerator": "nvidia-l4",
-        "gke-accel/capacity": "on-demand",
+        "gke-accel/capacity": "reservation",
+        "cloud.google.com/compute-class": "l4",
+        "gke-accel/capacity-rung": "reservation-r-l4-serve",
     }
     assert violations(gpu["spec"], "restricted") == []
     assert "volumes" not in gpu["spec"] or all(v["name"] != "checkpoints" for v in gpu["spec"]["volumes"])

@@ -61,6 +61,9 @@ DRIFTS = [
      "spec.failurePolicy=Ignore, expected Fail"),
     ("ValidatingAdmissionPolicyBinding", "", "gke-accel-kueue-priority", "spec/validationActions", ["Audit"],
      "spec.validationActions[0]=Audit, expected Deny"),
+    # staging's L4 ladder (config/staging.yaml capacity.l4): rung 1 is l4-reserved; Spot first is drift
+    ("ComputeClass", "", "l4", "spec/priorities/0/nodepools/0", "l4-spot",
+     "spec.priorities[0].nodepools[0]=l4-spot, expected l4-reserved"),
     ("ServiceAccount", "research", "workload", "metadata/annotations", {},
      "metadata.annotations.iam.gke.io/gcp-service-account=(missing), expected research-staging-wi@"),
 ]  # fmt: skip

@@ -117,13 +117,8 @@ def _capacity_kind(plan: Any, pool: str) -> str:
     p = next((p for p in plan.pools if p.name == pool), None)
     if p is None:
         return "?"
-    if getattr(p, "spot", False):
-        return "Spot"
-    if getattr(p, "flex_start", False):
-        return "flex-start"
-    if getattr(p, "queued_provisioning", False):
-        return "queued"
-    return "on-demand"
+    kind = str(p.consumption)  # spot, flex-start, queued, reservation, on-demand (the pool plan's own)
+    return "Spot" if kind == "spot" else kind
 
 
 def _where(plan: Any, pools: Iterable[str]) -> str:

@@ -9,9 +9,11 @@
 - the Helm releases the synthesized stack installs (``gke-accel synth --env E``: ``helm_release`` resources
   whose chart is ``kueue`` or ``jobset``): their CRDs from the pinned Go modules, the controllers on
   loopback with their webhooks registered by URL; Kueue with the Configuration from the release's values;
+- where the environment has capacity ladders, a stand-in for GKE's ComputeClass CRD
+  (``computeclass-crd.yaml`` here: GKE's documented fields; GKE ships the real one in every cluster);
 - the platform objects exactly as ``gke-accel manifests --env E --out DIR`` writes them, applied with
   ``kubectl apply -f DIR/E/`` (namespaces, LimitRanges, quotas, network policies, RBAC and, where the
-  environment has queues, the Kueue objects).
+  environment has queues, the Kueue objects; with ladders, their ComputeClasses).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 import yaml
 
 from gke_accel.model import EnvironmentPlan, load_environment
+from gke_accel.model.environment.ladders import ladders_of
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.queues.install import JOBSET, KUEUE
 from gke_accel.twin.cluster import WORKLOAD_CONTROLLERS, LocalCluster
@@ -40,6 +43,8 @@ REPO = Path(__file__).resolve().parents[3]  # the checkout (tools/, config/)
 CONFIG = REPO / "config"
 GKE_ACCEL = [str(Path(sys.executable).parent / "gke-accel")]  # the installed CLI, as a user runs it
 ACCELERATOR_RESOURCES = ("google.com/tpu", "nvidia.com/gpu")
+# GKE's ComputeClass CRD as documented (GKE builds the real one in); the capacity ladders' classes need it
+COMPUTECLASS_CRD = Path(__file__).resolve().parent / "computeclass-crd.yaml"
 
 
 def plan_of(env: str, config_dir: Path = CONFIG) -> EnvironmentPlan:
@@ -143,7 +148,8 @@ class EnvironmentRun:
             cluster.create_nodes(list(run.nodes.values()))
             ca = WebhookCA(state / "webhook-ca")
             crds = [*(release_crds(KUEUE) if "kueue" in releases else []),
-                    *(release_crds(JOBSET) if "jobset" in releases else [])]  # fmt: skip
+                    *(release_crds(JOBSET) if "jobset" in releases else []),
+                    *([COMPUTECLASS_CRD] if ladders_of(plan) else [])]  # fmt: skip
             if crds:
                 step(f"installing {len(crds)} CRDs")
                 install_crds(cluster, crds)
