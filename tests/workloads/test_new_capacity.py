@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from gke_accel.model import ConfigError, EnvironmentPlan, load_environment, load_environment_text
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
+from gke_accel.workloads.lint import lint_texts
 from helpers import base_config, to_yaml
 from ladder_config import ladder_config
 
@@ -125,3 +127,49 @@ def test_behind_a_ladder_with_a_flex_start_rung_a_deployment_never_climbs_to_it(
 def test_behind_a_ladder_without_short_lived_rungs_nothing_is_added() -> None:
     plan = _ladder(["reservation/r-ml-1", "on-demand", "spot"])
     assert "affinity" not in _pod(_new(plan, team="ml", kind="deployment", accelerator="v5e", chips=8))
+
+
+# -- W8: multislice over the rungs of a ladder -----------------------------------------------------------
+
+FIXTURES = ROOT / "tests" / "fixtures" / "capacity"
+
+
+def test_multislice_spreads_over_the_rungs_that_hold_the_slices() -> None:
+    # staging-ladder.yaml: v5e 2x4 on ct5lp-hightpu-4t (2 VMs a slice) on three rungs: v5e-reserved 1 slice,
+    # v5e-slice (on-demand) 1, v5e-spot 2: 4 slices, no rung holds 3
+    plan = load_environment(str(FIXTURES / "staging-ladder.yaml"))
+    [jobset] = _new(plan, team="nlp", kind="jobset", accelerator="v5e", slices=3)
+    jobs = jobset["spec"]["replicatedJobs"]
+    assert [(j["name"], j["replicas"], j["template"]["spec"]["parallelism"]) for j in jobs] == [
+        ("workers-0", 1, 2), ("workers-1", 1, 2), ("workers-2", 1, 2)
+    ]  # fmt: skip
+    assert jobset["spec"]["coordinator"] == {"replicatedJob": "workers-0", "jobIndex": 0, "podIndex": 0}
+    for k, job in enumerate(jobs):
+        env = {e["name"]: e.get("value") for e in job["template"]["spec"]["template"]["spec"]["containers"][0]["env"]}
+        assert env["MEGASCALE_NUM_SLICES"] == "3" and env["MEGASCALE_SLICE_ID"] == str(k)
+        assert env["TPU_WORKER_HOSTNAMES"] == f"w-workers-{k}-0-0.w,w-workers-{k}-0-1.w"
+    report = lint_texts(plan, [("js.yaml", yaml.safe_dump(jobset))]).to_dict()
+    [wl] = report["workloads"]
+    assert wl["schedules"] and not [f for f in wl["findings"] if f["severity"] == "error"], wl["findings"]
+    message = _error(plan, team="nlp", kind="jobset", accelerator="v5e", slices=5)
+    assert "--slices" in message and "staging-ladder has 4 2x4 slice(s)" in message
+
+
+def test_one_replicated_job_of_all_slices_is_what_kueue_never_admits_on_a_ladder() -> None:
+    # the shape before: one pod set of 3 slices (24 chips) takes one flavor; no rung holds more than 16
+    plan = load_environment(str(FIXTURES / "staging-ladder.yaml"))
+    [jobset] = _new(plan, team="nlp", kind="jobset", accelerator="v5e", slices=3)
+    jobs = jobset["spec"]["replicatedJobs"]
+    jobset["spec"]["replicatedJobs"] = [{**jobs[0], "name": "workers", "replicas": 3}]
+    del jobset["spec"]["coordinator"]
+    [wl] = lint_texts(plan, [("js.yaml", yaml.safe_dump(jobset))]).to_dict()["workloads"]
+    quota = [f["message"] for f in wl["findings"] if f["rule"] == "quota"]
+    assert quota and "needs 24 of Kueue flavor" in quota[0] and "Kueue never admits it" in quota[0], quota
+
+
+def test_without_a_ladder_multislice_stays_one_replicated_job() -> None:
+    # config/staging.yaml: four v5e 2x4 slices in pools of one flavor (v5e-slice, v5e-shared)
+    staging = load_environment(str(ROOT / "config" / "staging.yaml"))
+    [jobset] = _new(staging, team="nlp", kind="jobset", accelerator="v5e", slices=2)
+    [job] = jobset["spec"]["replicatedJobs"]
+    assert (job["name"], job["replicas"]) == ("workers", 2)

@@ -93,36 +93,41 @@ def _accelerator(requests: dict[str, Decimal]) -> str | None:
 
 
 def _kueue_findings(wl: Workload, team: TeamSpec, placed: list[Placed], enforced: Enforced) -> list[Finding]:
-    """Kueue admits a workload whole, per flavor up to the ClusterQueue's nominal quota plus what it
-    may borrow from the cohort; beyond that it never admits it."""
+    """Kueue admits a workload whole, each pod set (a Job, one replicated job of a JobSet) on one flavor,
+    up to the ClusterQueue's nominal quota plus what it may borrow from the cohort per flavor; the pod
+    sets of one workload may take different flavors (a multislice JobSet with a replicated job per slice
+    over the rungs of a capacity ladder). A pod set that fits no flavor with what the workload's other
+    pod sets left there is never admitted."""
     queue = enforced.queue
     if queue is None:
         return []
-    per_flavor: dict[str, Decimal] = {}
+    used: dict[str, Decimal] = {}
+    out = []
     for p in placed:
         res = _accelerator(p.requests)
         names = {x.name for x in p.pools}
         candidates = [f for f, pools in enforced.flavor_pools.items() if names & set(pools)]
         if res is None or not candidates:
             continue
+        need = p.requests[res] * p.group.pods
+        fits = [f for f in candidates if used.get(f, Decimal(0)) + need <= queue.flavor_ceilings.get(f, 0)]
+        if fits:
+            used[fits[0]] = used.get(fits[0], Decimal(0)) + need  # Kueue tries the flavors in order
+            continue
         best = max(candidates, key=lambda f: queue.flavor_ceilings.get(f, 0))
-        per_flavor[best] = per_flavor.get(best, Decimal(0)) + p.requests[res] * p.group.pods
-    out = []
-    for flavor, amount in per_flavor.items():
-        ceiling = queue.flavor_ceilings.get(flavor, 0)
-        if amount > ceiling:
-            nominal = queue.quota(flavor).nominal
-            out.append(
-                Finding(
-                    "quota",
-                    "error",
-                    wl.ref,
-                    f"needs {show(amount)} of Kueue flavor {flavor} at once; team {team.name}'s ClusterQueue "
-                    f"{queue.cluster_queue} admits at most {ceiling} there (nominal {nominal} + "
-                    f"{ceiling - nominal} it may borrow): Kueue never admits it",
-                    "fewer pods or chips, or more nominal quota or borrowing for the team",
-                )
+        ceiling, nominal = queue.flavor_ceilings.get(best, 0), queue.quota(best).nominal
+        out.append(
+            Finding(
+                "quota",
+                "error",
+                wl.ref,
+                f"needs {show(used.get(best, Decimal(0)) + need)} of Kueue flavor {best} at once; team {team.name}'s "
+                f"ClusterQueue {queue.cluster_queue} admits at most {ceiling} there (nominal {nominal} + "
+                f"{ceiling - nominal} it may borrow): Kueue never admits it",
+                "fewer pods or chips, or more nominal quota or borrowing for the team",
             )
+        )
+        break
     return out
 
 
