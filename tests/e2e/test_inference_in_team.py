@@ -172,3 +172,50 @@ def test_serving_preempts_its_own_training_at_a_full_share_and_training_resumes(
     assert r.cluster.get("job", "train", NS)["spec"]["suspend"] is False
     print(f"W1: training Running again {resumed_after:.1f} s after the Deployment was scaled to 0")
     assert preempted_after < BOUND and resumed_after < BOUND
+
+
+NLP_NOMINAL = 1  # config/staging.yaml: nlp l4 1; it may borrow serving's idle 3
+
+
+def clean(r: EnvironmentRun, namespace: str) -> None:
+    r.cluster.kubectl("delete", "jobs,deployments,poddisruptionbudgets,pods", "--all", "-n", namespace, "--wait=true",
+                      "--cascade=foreground", "--timeout=60s", check=False)  # fmt: skip
+    r.cluster.wait_for(lambda: not r.pods(namespace) or None, timeout=BOUND, what=f"pods of {namespace} gone")
+
+
+def test_a_reclaim_takes_a_whole_workload_and_the_lender_can_fall_below_its_nominal(staging: EnvironmentRun) -> None:
+    """W6, measured: Kueue evicts whole workloads. nlp's 4-GPU training Job (nominal 1 + 3 borrowed from serving)
+    is evicted whole when serving reclaims 1 GPU of its nominal for an inference replica: nlp goes from 4 GPUs
+    to 0, below its nominal 1, and 3 of the 4 L4s stay idle while nlp's Job waits for all 4."""
+    r = staging
+    clean(r, NS)
+    [train] = new_workload(r.plan, WorkloadRequest(name="nlp-train", team="nlp", kind="job", accelerator="l4",
+                                                   image=IMAGE, priority="training", completions=CEILING,
+                                                   parallelism=CEILING))  # fmt: skip
+    r.cluster.create([train])
+
+    def nlp_running() -> list[dict[str, Any]]:
+        return [p for p in r.pods("nlp") if p["status"].get("phase") == "Running"]
+
+    r.cluster.wait_for(lambda: len(nlp_running()) == CEILING or None, timeout=BOUND, what="nlp's 4 pods Running")
+    objects = new_workload(r.plan, WorkloadRequest(name="serve", team="serving", kind="deployment",
+                                                   accelerator="l4", image=IMAGE, priority="inference"))  # fmt: skip
+    start = time.monotonic()
+    r.cluster.create(objects)
+    r.cluster.wait_for(lambda: running(r, "serve-") or None, timeout=BOUND, what="serving's replica Running")
+    took = time.monotonic() - start
+    r.cluster.wait_for(lambda: not nlp_running() or None, timeout=BOUND, what="nlp's pods gone")
+    out = r.cluster.kubectl("get", "workloads.kueue.x-k8s.io", "-n", "nlp", "-o", "json").stdout
+    [wl] = [w for w in json.loads(out)["items"] if owned_by(w, "Job", "nlp-train")]
+    evicted = condition(wl, "Evicted")
+    assert evicted is not None and evicted["reason"] == "Preempted" and not admitted(wl), wl.get("status")
+    nlp_gpus = sum(
+        int(c["resources"]["requests"].get(GPU, "0")) for p in nlp_running() for c in p["spec"]["containers"]
+    )
+    assert nlp_gpus == 0 < NLP_NOMINAL  # below its nominal: the whole workload went
+    assert gpus_used(r, "compute-inference") == 1  # serving's replica
+    print(f"\nW6: serving's 1-GPU replica Running {took:.1f} s after creation; nlp {CEILING} -> {nlp_gpus} GPUs "
+          f"(nominal {NLP_NOMINAL}); L4s in use {CEILING} -> 1")  # fmt: skip
+    r.cluster.kubectl("scale", "deployment", "serve", "-n", NS, "--replicas=0")
+    r.cluster.wait_for(lambda: len(nlp_running()) == CEILING or None, timeout=BOUND,
+                       what="nlp's Job re-admitted and Running once serving's replica is gone")  # fmt: skip
