@@ -178,7 +178,7 @@ NLP_NOMINAL = 1  # config/staging.yaml: nlp l4 1; it may borrow serving's idle 3
 
 
 def clean(r: EnvironmentRun, namespace: str) -> None:
-    r.cluster.kubectl("delete", "jobs,deployments,poddisruptionbudgets,pods", "--all", "-n", namespace, "--wait=true",
+    r.cluster.kubectl("delete", "jobs,deployments,statefulsets,poddisruptionbudgets,pods", "--all", "-n", namespace, "--wait=true",
                       "--cascade=foreground", "--timeout=60s", check=False)  # fmt: skip
     r.cluster.wait_for(lambda: not r.pods(namespace) or None, timeout=BOUND, what=f"pods of {namespace} gone")
 
@@ -219,3 +219,34 @@ def test_a_reclaim_takes_a_whole_workload_and_the_lender_can_fall_below_its_nomi
     r.cluster.kubectl("scale", "deployment", "serve", "-n", NS, "--replicas=0")
     r.cluster.wait_for(lambda: len(nlp_running()) == CEILING or None, timeout=BOUND,
                        what="nlp's Job re-admitted and Running once serving's replica is gone")  # fmt: skip
+
+
+def test_a_statefulset_at_inference_preempts_its_teams_training_too(staging: EnvironmentRun) -> None:
+    """The same with a StatefulSet (Kueue's ``statefulset`` integration: its pods are created gated, as a
+    Deployment's): the serving Deployment ``workload new`` writes, as a StatefulSet of 1 replica."""
+    r = staging
+    clean(r, NS)
+    clean(r, "nlp")
+    [train] = new_workload(r.plan, WorkloadRequest(name="train", team="serving", kind="job", accelerator="l4",
+                                                   image=IMAGE, priority="training", completions=CEILING,
+                                                   parallelism=CEILING))  # fmt: skip
+    r.cluster.create([train])
+    r.cluster.wait_for(lambda: len(running(r, "train-")) == CEILING or None, timeout=BOUND,
+                       what=f"the training Job's {CEILING} pods Running")  # fmt: skip
+    [deployment] = [o for o in new_workload(r.plan, WorkloadRequest(name="sts", team="serving", kind="deployment",
+                    accelerator="l4", image=IMAGE, priority="inference")) if o["kind"] == "Deployment"]  # fmt: skip
+    sts = {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": deployment["metadata"],
+           "spec": {**deployment["spec"], "serviceName": "sts"}}  # fmt: skip
+    start = time.monotonic()
+    r.cluster.create([sts])
+    r.cluster.wait_for(lambda: running(r, "sts-") or None, timeout=BOUND, what="the StatefulSet's replica Running")
+    took = time.monotonic() - start
+    r.cluster.wait_for(lambda: not running(r, "train-") or None, timeout=BOUND, what="training pods gone")
+    [train_wl] = [w for w in workloads(r) if owned_by(w, "Job", "train")]
+    evicted = condition(train_wl, "Evicted")
+    assert evicted is not None and evicted["reason"] == "Preempted", train_wl.get("status")
+    assert [w for w in workloads(r) if owned_by(w, "StatefulSet") or w["metadata"]["name"].startswith("statefulset")]
+    print(f"\nW1 (StatefulSet): replica Running {took:.1f} s after creation")
+    r.cluster.kubectl("scale", "statefulset", "sts", "-n", NS, "--replicas=0")
+    r.cluster.wait_for(lambda: len(running(r, "train-")) == CEILING or None, timeout=BOUND,
+                       what="the training Job re-admitted after the StatefulSet scaled to 0")  # fmt: skip
