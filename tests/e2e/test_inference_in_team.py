@@ -178,8 +178,9 @@ NLP_NOMINAL = 1  # config/staging.yaml: nlp l4 1; it may borrow serving's idle 3
 
 
 def clean(r: EnvironmentRun, namespace: str) -> None:
-    r.cluster.kubectl("delete", "jobs,deployments,statefulsets,poddisruptionbudgets,pods", "--all", "-n", namespace, "--wait=true",
-                      "--cascade=foreground", "--timeout=60s", check=False)  # fmt: skip
+    kinds = "jobs,deployments,statefulsets,poddisruptionbudgets,pods"
+    r.cluster.kubectl("delete", kinds, "--all", "-n", namespace, "--wait=true", "--cascade=foreground",
+                      "--timeout=60s", check=False)  # fmt: skip
     r.cluster.wait_for(lambda: not r.pods(namespace) or None, timeout=BOUND, what=f"pods of {namespace} gone")
 
 
