@@ -57,10 +57,10 @@ def test_flex_start_needs_no_queue_but_queued_provisioning_does() -> None:
     assert "ProvisioningRequest" in info.value.render()
 
 
-def _workload(env: EnvironmentPlan, kind: str = "job") -> dict[str, Any]:
+def _workload(env: EnvironmentPlan, kind: str = "job", flex_start: bool = False) -> dict[str, Any]:
     request = WorkloadRequest(
         name="train", team="ml", kind=kind, accelerator="h100", image="registry.k8s.io/pause:3.10", chips=8,
-        checkpoints=False,
+        checkpoints=False, flex_start=flex_start,
     )  # fmt: skip
     obj = new_workload(env, request)[0]  # a Deployment comes with its PodDisruptionBudget
     return obj
@@ -101,5 +101,6 @@ def test_the_run_duration_annotation_is_a_warning_off_queued_capacity() -> None:
 def test_a_deployment_only_on_flex_start_is_cut_off_after_seven_days() -> None:
     assert _dws(_env("on-demand", queues=False), _workload(_env("on-demand", queues=False), "deployment")) == []
     env = _env("flex-start", queues=False)
-    [f] = _dws(env, _workload(env, "deployment"))
+    # workload new refuses a Deployment there unless --flex-start asks for it (tests/workloads/test_new_capacity.py)
+    [f] = _dws(env, _workload(env, "deployment", flex_start=True))
     assert f["severity"] == "warning" and "7 days" in f["message"]

@@ -348,3 +348,70 @@ def test_a_queued_pools_run_duration_is_stored_by_the_pinned_kueue_crd(
     stored = cluster.get("provisioningrequestconfig.kueue.x-k8s.io", config["metadata"]["name"])
     assert stored["spec"]["parameters"] == {"maxRunDurationSeconds": "7200"}
     assert stored["spec"]["provisioningClassName"] == "queued-provisioning.gke.io"
+
+
+def multislice(name: str, slices: int) -> dict[str, Any]:
+    """``gke-accel workload new --team nlp --kind jobset --accelerator v5e --slices N`` (small cpu/memory)."""
+    request = WorkloadRequest(
+        name=name, team="nlp", kind="jobset", accelerator="v5e", image="registry.k8s.io/pause:3.10", cpu="100m",
+        memory="64Mi", checkpoints=False, slices=slices,
+    )  # fmt: skip
+    [obj] = new_workload(environment(), request)
+    return obj
+
+
+def pod_set_flavors(c: LocalCluster, name: str) -> dict[str, str] | None:
+    """Pod set -> TPU flavor of the admitted workload; None until admitted."""
+    w = workload_of(c, name)
+    conditions = (w or {}).get("status", {}).get("conditions", [])
+    if not any(x["type"] == "Admitted" and x["status"] == "True" for x in conditions):
+        return None
+    return {a["name"]: a["flavors"]["google.com/tpu"] for a in w["status"]["admission"]["podSetAssignments"]}  # type: ignore[index]
+
+
+def pending_message(c: LocalCluster, name: str) -> str | None:
+    w = workload_of(c, name) or {}
+    for x in w.get("status", {}).get("conditions", []):
+        if x["type"] == "QuotaReserved" and x["status"] == "False" and x.get("reason") == "Pending":
+            return str(x.get("message", ""))
+    return None
+
+
+def test_a_multislice_jobset_spreads_over_the_rungs_that_hold_its_slices(
+    cluster: LocalCluster, kueue: KueueController
+) -> None:
+    """W8: 3 slices on a ladder of 1 reserved + 1 on-demand + 2 Spot slices. One replicated job of 3 slices
+    is one pod set, given one flavor by Kueue: no rung holds 24 chips, so it is never admitted. What
+    ``workload new`` writes (a replicated job per slice) is admitted over three rungs and runs."""
+    c = cluster
+    c.kubectl("delete", "jobsets.jobset.x-k8s.io", "--all", "-n", "nlp", "--cascade=foreground", "--wait=true")
+    c.wait_for(lambda: not c.get("workloads.kueue.x-k8s.io", namespace="nlp").get("items") or None,
+               what="nlp's workloads gone")  # fmt: skip
+    # rejected: the shape before, every slice in one replicated job
+    one = multislice("one-set", 3)
+    jobs = one["spec"]["replicatedJobs"]
+    one["spec"]["replicatedJobs"] = [{**jobs[0], "name": "workers", "replicas": 3}]
+    one["spec"]["coordinator"] = {"replicatedJob": "workers", "jobIndex": 0, "podIndex": 0}
+    c.apply([one])
+    message = c.wait_for(lambda: pending_message(c, "one-set"), what="Kueue's verdict on one pod set of 3 slices")
+    assert "couldn't assign flavors to pod set workers" in message, message
+    assert pod_set_flavors(c, "one-set") is None
+    c.kubectl("delete", "jobset.jobset.x-k8s.io", "one-set", "-n", "nlp", "--cascade=foreground", "--wait=true")
+    c.wait_for(lambda: workload_of(c, "one-set") is None, what="its workload gone")
+    # accepted: one pod set per slice, each on the first rung with room
+    c.apply([multislice("spread", 3)])
+    flavors = c.wait_for(lambda: pod_set_flavors(c, "spread"), what="the 3-slice JobSet admitted")
+    assert flavors == {"workers-0": RESERVATION, "workers-1": ON_DEMAND, "workers-2": SPOT}, flavors
+
+    def running_pools() -> dict[str, str] | None:
+        items = c.get("pods", namespace="nlp").get("items", [])
+        pods = [p for p in items if p["metadata"].get("labels", {}).get(JOBSET_NAME) == "spread"]
+        if len(pods) != 6 or not all(p["status"].get("phase") == "Running" for p in pods):
+            return None
+        return {p["metadata"]["name"]: c.get("node", p["spec"]["nodeName"])["metadata"]["labels"][
+            "cloud.google.com/gke-nodepool"] for p in pods}  # fmt: skip
+
+    pools = c.wait_for(running_pools, timeout=90, what="the 6 pods of 3 slices Running")
+    by_slice = {k: {pool for pod, pool in pools.items() if pod.startswith(f"spread-workers-{k}-")} for k in range(3)}
+    assert by_slice[0] == {"v5e-reserved"} and by_slice[1] == {"v5e-slice"}, by_slice
+    assert len(by_slice[2]) == 1 and by_slice[2] <= {"v5e-spot-s0", "v5e-spot-s1"}, by_slice  # one slice, whole

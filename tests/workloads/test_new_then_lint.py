@@ -1,7 +1,8 @@
 """`workload new` never writes what its own `lint` rejects: for every team and accelerator of every
 shipped environment, with only --env --team --accelerator --image, it either writes a workload `lint`
-accepts or refuses (exit 2, nothing written) because the team has no share of that accelerator; and
-`workload new | lint -` fails when the generation fails."""
+accepts or refuses (exit 2, nothing written) because the team may not use that accelerator (no share
+without queues; with queues, nothing it may hold or borrow); and `workload new | lint -` fails when the
+generation fails."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -18,6 +20,26 @@ from gke_accel.cli.main import main
 from gke_accel.workloads.quantity import parse_quantity
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def may_use(data: dict[str, Any], team: dict[str, Any], acc: str) -> int:
+    """What the team may use of ``acc`` as docs/queues.md states it, read from the YAML: its share; with
+    ``queues:`` plus what the other teams lend (their whole share unless a lending_limit says less), at
+    most its borrowing_limit (W7: staging's research has no L4 share and may borrow serving's and nlp's)."""
+
+    def share(t: dict[str, Any]) -> int:
+        return int((t.get("accelerators") or {}).get(acc, 0))
+
+    if data.get("queues") is None:
+        return share(team)
+    settings: dict[str, Any] = (data["queues"] or {}).get("teams") or {}
+    lent = 0
+    for other in data.get("teams", []):
+        if other["name"] != team["name"]:
+            limit = ((settings.get(other["name"]) or {}).get("lending_limit") or {}).get(acc)
+            lent += share(other) if limit is None else min(share(other), int(limit))
+    borrow = ((settings.get(team["name"]) or {}).get("borrowing_limit") or {}).get(acc)
+    return share(team) + (lent if borrow is None else min(lent, int(borrow)))
 
 
 def combinations() -> list[object]:
@@ -29,7 +51,7 @@ def combinations() -> list[object]:
         ]
         for team in data.get("teams", []):
             for acc in dict.fromkeys(accelerators):  # staging has two v5e pools
-                share = team.get("accelerators", {}).get(acc, 0)
+                share = may_use(data, team, acc)
                 cases.append(pytest.param(path.stem, team["name"], acc, share, id=f"{path.stem}-{team['name']}-{acc}"))
     return cases
 

@@ -70,6 +70,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         slices=args.slices,
         nodes=args.nodes,
         elastic=args.elastic,
+        flex_start=args.flex_start,
         weights=args.weights,
         weights_gib=args.weights_gib,
     )
@@ -119,6 +120,9 @@ def register(sub: Any) -> None:
     n.add_argument("--nodes", type=int, default=1, help="jobset: GPU nodes, one pod each, in one compact pool")
     n.add_argument("--elastic", action="store_true",
                    help="job: resizable while it runs (change spec.parallelism; Kueue workload slices)")  # fmt: skip
+    n.add_argument("--flex-start", action="store_true",
+                   help="deployment: may run on flex-start or queued-provisioning capacity (VMs GKE stops "
+                        "after at most 7 days); without it a Deployment never does")  # fmt: skip
     n.add_argument("--image", required=True, help="container image (REGISTRY/REPO/IMAGE:TAG)")
     n.add_argument("--command", help="the container command, shell-quoted")
     n.add_argument("--name", default="train", help="name of the workload object (default: train)")

@@ -24,8 +24,9 @@ DEFAULT_CONTROLLERS = (
     "garbagecollector",
     "job",
 )
-# Kueue scenarios also need the ReplicaSet and Deployment controllers (workload new writes Deployments).
-WORKLOAD_CONTROLLERS = (*DEFAULT_CONTROLLERS, "replicaset", "deployment")
+# Kueue scenarios also need the ReplicaSet and Deployment controllers (workload new writes Deployments), and
+# the StatefulSet controller (Kueue's statefulset integration: serving StatefulSets are queued like Deployments).
+WORKLOAD_CONTROLLERS = (*DEFAULT_CONTROLLERS, "replicaset", "deployment", "statefulset")
 # The admission plugins GKE runs that change or refuse pods, as kube-apiserver runs them there:
 # - ExtendedResourceToleration: GKE "Run GPUs in Standard node pools" (cloud.google.com/kubernetes-engine/
 #   docs/how-to/gpus): GKE taints GPU nodes nvidia.com/gpu:NoSchedule and "automatically applies

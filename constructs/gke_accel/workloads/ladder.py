@@ -71,3 +71,23 @@ def place_on_ladder(plan: EnvironmentPlan, pool: str, pod: dict[str, Any]) -> No
         return
     pod["nodeSelector"] = class_selector(plan, ladder)
     pod["tolerations"] = class_tolerations(plan, ladder)
+
+
+def avoid_capacity(plan: EnvironmentPlan, pool: str, pod: dict[str, Any], kinds: tuple[str, ...]) -> None:
+    """Keep a pod behind the ladder of ``pool`` off the rungs of these kinds of capacity
+    (``gke-accel/capacity`` values), when the ladder has such rungs, with a required node affinity:
+    kube-scheduler skips those nodes, and Kueue skips a flavor whose node labels the pod's required
+    affinity excludes (Kueue v0.19.2 pkg/scheduler/flavorassigner ``flavorSelector``: "flavor %s doesn't
+    match node affinity"), so the pod never climbs to those rungs. Not where the pod's node selector
+    already picks one capacity (it cannot land elsewhere anyway)."""
+    ladder = ladder_of_pool(plan, pool)
+    if CAPACITY_LABEL in pod.get("nodeSelector", {}) or ladder is None:
+        return
+    rungs = {name for rung in ladder.rungs for name in rung.pools}
+    if not any(p.consumption in kinds for p in plan.pools if p.name in rungs):
+        return
+    term = {"matchExpressions": [{"key": CAPACITY_LABEL, "operator": "NotIn", "values": list(kinds)}]}
+    affinity = pod.setdefault("affinity", {}).setdefault("nodeAffinity", {})
+    required = affinity.setdefault("requiredDuringSchedulingIgnoredDuringExecution", {"nodeSelectorTerms": [{}]})
+    for t in required["nodeSelectorTerms"]:  # ORed terms: the exclusion goes into each
+        t.setdefault("matchExpressions", []).extend(term["matchExpressions"])

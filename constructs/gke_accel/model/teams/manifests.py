@@ -41,6 +41,30 @@ def _priority_fence_quota(team: TeamPlan) -> Manifest:
     }
 
 
+INFERENCE_QUOTA = "compute-inference"
+
+
+def _quotas(team: TeamPlan) -> list[Manifest]:
+    """The ResourceQuota ``compute`` and, when the team's inference pods are counted apart
+    (``TeamPlan.inference_quota``), ``compute-inference``: both hold the team's ceilings, ``compute``
+    for pods of every class but inference (no class, unknown ones included), ``compute-inference``
+    for inference pods only. Kueue admits up to the ceiling in all; the quotas bound what bypasses it."""
+    if not team.inference_quota:
+        return [{"apiVersion": "v1", "kind": "ResourceQuota", "metadata": meta("compute", team.namespace),
+                 "spec": {"hard": team.quota}}]  # fmt: skip
+
+    def scoped(name: str, operator: str) -> Manifest:
+        scope = {"scopeName": "PriorityClass", "operator": operator, "values": [team.inference_class]}
+        return {
+            "apiVersion": "v1",
+            "kind": "ResourceQuota",
+            "metadata": meta(name, team.namespace),
+            "spec": {"hard": dict(team.quota), "scopeSelector": {"matchExpressions": [scope]}},
+        }
+
+    return [scoped("compute", "NotIn"), scoped(INFERENCE_QUOTA, "In")]
+
+
 def _network_policy(ns: str) -> Manifest:
     return {
         "apiVersion": "networking.k8s.io/v1",
@@ -68,7 +92,7 @@ def team_manifests(team: TeamPlan) -> list[Manifest]:
     ns = team.namespace
     objects: list[Manifest] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": meta(ns, **team.labels, **team.pod_security_labels)},
-        {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": meta("compute", ns), "spec": {"hard": team.quota}},
+        *_quotas(team),
     ]
     if team.fenced_classes:
         objects.append(_priority_fence_quota(team))

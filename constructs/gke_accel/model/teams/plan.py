@@ -70,10 +70,24 @@ class TeamPlan:
     queue: TeamQueueShare | None = None  # its LocalQueue and share of the cohort; None without queues
     labels: dict[str, str] = field(default_factory=dict)  # of its namespace, besides Pod Security
     ingress_from: tuple[dict[str, Any], ...] = ()  # NetworkPolicy peers besides its own namespace (ingress.py)
+    inference_class: str = "inference"  # the platform's top PriorityClass (its name in the environment)
 
     @property
     def name(self) -> str:
         return self.spec.name
+
+    @property
+    def inference_quota(self) -> bool:
+        """Whether the team's inference pods get a ResourceQuota of their own (``compute-inference``,
+        the same ceilings) and ``compute`` counts every other class: with Kueue, when the team may use
+        inference and another class. Pod-based workloads (Deployments, StatefulSets, Pods) create their
+        pods before Kueue admits them (gated); under one quota, training Kueue admitted up to the
+        ceiling leaves no room for those pods, so Kueue never sees them and never preempts (W1)."""
+        return (
+            self.queue is not None
+            and self.inference_class in self.priority_classes
+            and (len(self.priority_classes) > 1)
+        )
 
 
 def _quota(
@@ -151,6 +165,7 @@ def plan_team(
         checkpoint_prefix=f"{team.name}/" if checkpoints else None,
         queue=queue,
         labels={"team": team.name},
+        inference_class=classes.inference.name,
     )
 
 

@@ -25,6 +25,7 @@ Sources of the names and values:
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from gke_accel.workloads.generate._model import NODEPOOL_LABEL
@@ -42,9 +43,34 @@ TORCH_MASTER_PORT = 29500
 APP_RETRIES = 3  # application errors before the JobSet gives up; disruptions are free
 
 
-def pod_dns(name: str, job_index: int | str, pod_index: int) -> str:
+def pod_dns(name: str, job_index: int | str, pod_index: int, job: str = JOB) -> str:
     """The stable DNS name of one pod of the JobSet (relative to its namespace)."""
-    return f"{name}-{JOB}-{job_index}-{pod_index}.{name}"
+    return f"{name}-{job}-{job_index}-{pod_index}.{name}"
+
+
+def slice_job(index: int) -> str:
+    """The replicated job of slice ``index`` when each slice is a replicated job of its own."""
+    return f"{JOB}-{index}"
+
+
+def per_slice_templates(template: Obj, name: str, vms: int, slices: int) -> list[Obj]:
+    """One pod template per slice, each slice a replicated job of its own (``slice_job``): Kueue makes one
+    pod set of each and picks its flavor alone, so the slices of one JobSet can take different rungs of a
+    capacity ladder (one pod set takes one flavor: a single replicated job of N slices needs N slices in
+    one rung). The slice's identity is written out: MEGASCALE_NUM_SLICES, MEGASCALE_SLICE_ID and the
+    slice's worker hostnames (the JobSet's labels would say 1 replica, job index 0 for every slice)."""
+    out = []
+    for k in range(slices):
+        t = copy.deepcopy(template)
+        main = t["spec"]["containers"][0]
+        fixed = {
+            "MEGASCALE_NUM_SLICES": str(slices),
+            "MEGASCALE_SLICE_ID": str(k),
+            "TPU_WORKER_HOSTNAMES": ",".join(pod_dns(name, 0, i, slice_job(k)) for i in range(vms)),
+        }
+        main["env"] = [{"name": e["name"], "value": fixed[e["name"]]} if e["name"] in fixed else e for e in main["env"]]
+        out.append(t)
+    return out
 
 
 def _field(name: str, path: str) -> Obj:
@@ -87,8 +113,11 @@ def torch_env(name: str, nodes: int, gpus: int) -> list[Obj]:
     ]
 
 
-def jobset(*, name: str, metadata: Obj, template: Obj, pods: int, slices: int, exclusive: bool) -> Obj:
-    """A JobSet of ``slices`` child Jobs of ``pods`` pods each, restarted whole on a disruption."""
+def jobset(
+    *, name: str, metadata: Obj, template: Obj, pods: int, slices: int, exclusive: bool, spread: bool = False
+) -> Obj:
+    """A JobSet of ``slices`` child Jobs of ``pods`` pods each, restarted whole on a disruption; ``spread``:
+    each slice a replicated job of its own (``per_slice_templates``), else one replicated job of them all."""
     disruption = {"onPodConditions": [{"type": "DisruptionTarget", "status": "True"}]}
     job = {
         "parallelism": pods,
@@ -115,6 +144,13 @@ def jobset(*, name: str, metadata: Obj, template: Obj, pods: int, slices: int, e
             ],
         },
     }
+    if spread and slices > 1:
+        spec["coordinator"] = {"replicatedJob": slice_job(0), "jobIndex": 0, "podIndex": 0}
+        spec["replicatedJobs"] = [
+            {"name": slice_job(k), "replicas": 1, "template": {"spec": {**job, "template": t}}}
+            for k, t in enumerate(per_slice_templates(template, name, pods, slices))
+        ]
+        return {"apiVersion": JOBSET_API, "kind": "JobSet", "metadata": meta, "spec": spec}
     if slices > 1:
         spec["coordinator"] = {"replicatedJob": JOB, "jobIndex": 0, "podIndex": 0}
     spec["replicatedJobs"] = [{"name": JOB, "replicas": slices, "template": {"spec": job}}]

@@ -27,10 +27,10 @@ from gke_accel.workloads.generate.disruption_budget import pod_disruption_budget
 from gke_accel.workloads.generate.elastic import make_elastic
 from gke_accel.workloads.generate.pod import RUN_AS, pod_template
 from gke_accel.workloads.generate.weights import add_weights
-from gke_accel.workloads.ladder import place_on_ladder
+from gke_accel.workloads.ladder import avoid_capacity, ladder_of_pool, place_on_ladder
 from gke_accel.workloads.lint.queues import QUEUE_LABEL, team_queue
 from gke_accel.workloads.lint.team import teams_by_namespace
-from gke_accel.workloads.nodes import PoolNodes, pool_nodes, slice_pools
+from gke_accel.workloads.nodes import PoolNodes, pool_nodes, slice_pools, slices_of
 
 Kind = Literal["job", "jobset", "deployment"]
 KINDS: tuple[Kind, ...] = ("job", "jobset", "deployment")
@@ -38,6 +38,7 @@ Obj = dict[str, Any]
 JOBSET_API = js.JOBSET_API
 APP_RETRIES = js.APP_RETRIES  # application errors before the job (or JobSet) gives up; disruptions are free
 DEFAULT_CPU, DEFAULT_MEMORY_GIB = 8, 32  # for a machine type whose size the catalog does not list
+SHORT_LIVED = ("flex-start", "queued")  # consumption of pools whose VMs live at most 7 days
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class WorkloadRequest:
     elastic: bool = False  # job: resizable while it runs (Kueue workload slices, generate/elastic.py)
     weights: str | None = None  # deployment: gs://BUCKET/PATH/ of the model weights (generate/weights.py)
     weights_gib: int | None = None  # Hyperdisk ML: the volume's size
+    flex_start: bool = False  # deployment: may run on flex-start / queued-provisioning capacity (at most 7 days)
 
 
 def _fail(flag: str, message: str, valid: Any = "") -> ConfigError:
@@ -86,6 +88,17 @@ def choose_pool(plan: EnvironmentPlan, req: WorkloadRequest) -> PoolNodes:
                       if p.plan.kind in ("tpu", "gpu")})  # fmt: skip
     if not pools:
         raise _fail("--accelerator", f"{req.accelerator!r}: no pool of {plan.name} has it", offered)
+    if req.kind == "deployment" and not req.flex_start:
+        # a server is not a batch job: flex-start and queued-provisioning VMs live at most 7 days (W8)
+        lasting = [p for p in pools if p.plan.consumption not in SHORT_LIVED]
+        if not lasting:
+            raise _fail(
+                "--kind",
+                f"deployment: every {req.accelerator} pool of {plan.name} is flex-start or queued-provisioning "
+                f"capacity ({', '.join(p.name for p in pools)}), whose VMs GKE stops after at most 7 days",
+                "--flex-start to serve on it anyway, or an on-demand, reservation or Spot pool of it",
+            )
+        pools = lasting
     if pools[0].plan.kind == "tpu":
         if req.chips is None:
             return pools[0]
@@ -185,15 +198,28 @@ def _check_shape(plan: EnvironmentPlan, req: WorkloadRequest, pool: PoolNodes) -
     if req.slices > 1:
         if vms == 1 or req.kind != "jobset":
             raise _fail("--slices", f"{req.slices}: multislice runs one JobSet over multi-host TPU slices", "1")
-        pools = slice_pools(pool, pool_nodes(plan, include_system=False))
-        if req.slices > len(pools):
+        pools = _slice_pools(plan, pool)
+        held = sum(slices_of(p) for p in pools)
+        if req.slices > held:
             raise _fail(
                 "--slices",
-                f"{req.slices}: {plan.name} has {len(pools)} {pool.plan.tpu_topology} slice(s)",
-                f"at most {len(pools)} ({', '.join(p.name for p in pools)})",
+                f"{req.slices}: {plan.name} has {held} {pool.plan.tpu_topology} slice(s)",
+                f"at most {held} ({', '.join(p.name for p in pools)})",
             )
     if req.nodes > 1 and (pool.plan.kind != "gpu" or req.kind != "jobset"):
         raise _fail("--nodes", f"{req.nodes}: several nodes are a JobSet on a GPU pool", "--kind jobset on GPUs")
+
+
+def _slice_pools(plan: EnvironmentPlan, pool: PoolNodes) -> list[PoolNodes]:
+    """The pools whose slices a multislice JobSet on ``pool`` may take: behind a capacity ladder, the
+    slices of that shape on every rung (the JobSet selects the class, W8), else the pools of its selector."""
+    every = pool_nodes(plan, include_system=False)
+    ladder = ladder_of_pool(plan, pool.name)
+    if ladder is None:
+        return slice_pools(pool, every)
+    rungs = {name for rung in ladder.rungs for name in rung.pools}
+    return [p for p in every if p.name in rungs and slices_of(p) > 0
+            and (p.plan.chips_per_node, p.slice_vms) == (pool.plan.chips_per_node, pool.slice_vms)]  # fmt: skip
 
 
 def default_kind(pool: PoolNodes) -> Kind:
@@ -224,7 +250,8 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     # pods running at once: a JobSet is slices x (a pod per VM of the slice, or per GPU node)
     per_job = vms if vms > 1 else req.nodes
     pods = {"job": req.parallelism, "jobset": per_job * req.slices, "deployment": req.replicas}[kind]
-    check_share(team, pool, chips * pods, "--chips" if pool.plan.kind == "tpu" else "--gpus")
+    spread = kind == "jobset" and vms > 1 and req.slices > 1 and ladder_of_pool(plan, pool.name) is not None
+    check_share(plan, team, pool, chips * pods, "--chips" if pool.plan.kind == "tpu" else "--gpus", spread)
     team_plan = plan.team(team.name)
     quota = (team_plan.compute.cpu, team_plan.compute.memory_gib) if team_plan else None
     cpu, memory = _size(pool, chips, req, quota, pods, plan.spec.platform.checkpoints.enabled and req.checkpoints)
@@ -265,6 +292,8 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
         fuse=fuse,
     )
     place_on_ladder(plan, pool.name, template["spec"])  # behind a rung: the class, not the pool's rung
+    if req.kind == "deployment" and not req.flex_start:
+        avoid_capacity(plan, pool.name, template["spec"], SHORT_LIVED)  # never climbs to a flex-start or queued rung
     extra: list[Obj] = []
     if req.weights:
         extra = add_weights(
@@ -324,5 +353,7 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
             slices=req.slices,
             # each slice on a node pool of its own, whole (TPU slices: one ICI domain per pool)
             exclusive=vms > 1,
+            # behind a ladder each slice picks its rung (Kueue flavor) alone
+            spread=spread,
         )
     ]

@@ -3,7 +3,7 @@ model or generation, priority classes, and the Kueue queue label."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from gke_accel.catalog import load_catalog
@@ -72,6 +72,16 @@ class Enforced:
     hard: dict[str, Decimal]
     queue: TeamQueue | None = None
     flavor_pools: dict[str, tuple[str, ...]] = field(default_factory=dict)  # Kueue flavor -> its pools
+    # the quotas scoped by priority class (model/teams/manifests.py): name -> (In or NotIn, classes, hard)
+    scoped: dict[str, tuple[str, tuple[str, ...], dict[str, Decimal]]] = field(default_factory=dict)
+
+    def quota_for(self, priority_class: str) -> tuple[str, dict[str, Decimal]]:
+        """The ResourceQuota that counts pods of ``priority_class`` and its hard limits: ``compute``, or
+        where the team's inference pods are counted apart, the scoped quota whose selector matches."""
+        for name, (operator, classes, hard) in sorted(self.scoped.items()):
+            if (priority_class in classes) == (operator == "In"):
+                return name, hard
+        return "compute", self.hard
 
 
 def enforced_by_namespace(plan: EnvironmentPlan) -> dict[str, Enforced]:
@@ -79,13 +89,19 @@ def enforced_by_namespace(plan: EnvironmentPlan) -> dict[str, Enforced]:
     by_ns = {t.namespace: t for t in queues.teams} if queues is not None else {}
     flavor_pools = {f.name: f.pools for f in queues.flavors} if queues is not None else {}
     out: dict[str, Enforced] = {}
+    scoped: dict[str, dict[str, tuple[str, tuple[str, ...], dict[str, Decimal]]]] = {}
     for m in platform_manifests(plan):
         meta = m.get("metadata") or {}
-        if m.get("kind") == "ResourceQuota" and meta.get("name") == "compute":
-            hard = {str(k): q for k, v in (m["spec"].get("hard") or {}).items() if (q := parse_quantity(v)) is not None}
-            ns = str(meta.get("namespace"))
+        if m.get("kind") != "ResourceQuota" or not str(meta.get("name", "")).startswith("compute"):
+            continue
+        hard = {str(k): q for k, v in (m["spec"].get("hard") or {}).items() if (q := parse_quantity(v)) is not None}
+        ns = str(meta.get("namespace"))
+        if meta.get("name") == "compute":
             out[ns] = Enforced(hard, by_ns.get(ns), flavor_pools)
-    return out
+        for e in (m["spec"].get("scopeSelector") or {}).get("matchExpressions", []):
+            if e.get("scopeName") == "PriorityClass":
+                scoped.setdefault(ns, {})[str(meta["name"])] = (str(e["operator"]), tuple(e.get("values", ())), hard)
+    return {ns: replace(e, scoped=scoped.get(ns, {})) for ns, e in out.items()}
 
 
 def _accelerator(requests: dict[str, Decimal]) -> str | None:
@@ -93,36 +109,41 @@ def _accelerator(requests: dict[str, Decimal]) -> str | None:
 
 
 def _kueue_findings(wl: Workload, team: TeamSpec, placed: list[Placed], enforced: Enforced) -> list[Finding]:
-    """Kueue admits a workload whole, per flavor up to the ClusterQueue's nominal quota plus what it
-    may borrow from the cohort; beyond that it never admits it."""
+    """Kueue admits a workload whole, each pod set (a Job, one replicated job of a JobSet) on one flavor,
+    up to the ClusterQueue's nominal quota plus what it may borrow from the cohort per flavor; the pod
+    sets of one workload may take different flavors (a multislice JobSet with a replicated job per slice
+    over the rungs of a capacity ladder). A pod set that fits no flavor with what the workload's other
+    pod sets left there is never admitted."""
     queue = enforced.queue
     if queue is None:
         return []
-    per_flavor: dict[str, Decimal] = {}
+    used: dict[str, Decimal] = {}
+    out = []
     for p in placed:
         res = _accelerator(p.requests)
         names = {x.name for x in p.pools}
         candidates = [f for f, pools in enforced.flavor_pools.items() if names & set(pools)]
         if res is None or not candidates:
             continue
+        need = p.requests[res] * p.group.pods
+        fits = [f for f in candidates if used.get(f, Decimal(0)) + need <= queue.flavor_ceilings.get(f, 0)]
+        if fits:
+            used[fits[0]] = used.get(fits[0], Decimal(0)) + need  # Kueue tries the flavors in order
+            continue
         best = max(candidates, key=lambda f: queue.flavor_ceilings.get(f, 0))
-        per_flavor[best] = per_flavor.get(best, Decimal(0)) + p.requests[res] * p.group.pods
-    out = []
-    for flavor, amount in per_flavor.items():
-        ceiling = queue.flavor_ceilings.get(flavor, 0)
-        if amount > ceiling:
-            nominal = queue.quota(flavor).nominal
-            out.append(
-                Finding(
-                    "quota",
-                    "error",
-                    wl.ref,
-                    f"needs {show(amount)} of Kueue flavor {flavor} at once; team {team.name}'s ClusterQueue "
-                    f"{queue.cluster_queue} admits at most {ceiling} there (nominal {nominal} + "
-                    f"{ceiling - nominal} it may borrow): Kueue never admits it",
-                    "fewer pods or chips, or more nominal quota or borrowing for the team",
-                )
+        ceiling, nominal = queue.flavor_ceilings.get(best, 0), queue.quota(best).nominal
+        out.append(
+            Finding(
+                "quota",
+                "error",
+                wl.ref,
+                f"needs {show(used.get(best, Decimal(0)) + need)} of Kueue flavor {best} at once; team {team.name}'s "
+                f"ClusterQueue {queue.cluster_queue} admits at most {ceiling} there (nominal {nominal} + "
+                f"{ceiling - nominal} it may borrow): Kueue never admits it",
+                "fewer pods or chips, or more nominal quota or borrowing for the team",
             )
+        )
+        break
     return out
 
 
@@ -135,8 +156,11 @@ def quota_findings(wl: Workload, team: TeamSpec, placed: list[Placed], enforced:
     totals: dict[str, Decimal] = {}
     per_accel: dict[str, Decimal] = {}  # node label value (nvidia-l4, tpu-v5-lite-podslice) -> chips
     pods = 0
+    quota_name, hard = "compute", enforced.hard
     for p in placed:
         pods += p.group.pods
+        # the pods' class picks the quota that counts them (no class: the global default, never inference)
+        quota_name, hard = enforced.quota_for(str(p.group.spec.get("priorityClassName") or ""))
         for name, amount in p.requests.items():
             totals[name] = totals.get(name, Decimal(0)) + amount * p.group.pods
         accels = {x.plan.accelerator for x in p.pools if x.plan.kind != "system"}
@@ -148,14 +172,14 @@ def quota_findings(wl: Workload, team: TeamSpec, placed: list[Placed], enforced:
     out = []
     for res in (TPU_RESOURCE, GPU_RESOURCE, "cpu", "memory", "pods"):
         key = "pods" if res == "pods" else quota_key(res) if "/" in res else f"requests.{res}"
-        have, limit = totals.get(res, Decimal(0)), enforced.hard.get(key, Decimal(0))
+        have, limit = totals.get(res, Decimal(0)), hard.get(key, Decimal(0))
         if have > limit:
             unit = (lambda q: f"{show(q / GIB)}Gi") if res == "memory" else show
             message = (
-                f"runs {pods} pods at once; team {team.name} may run {show(limit)} (ResourceQuota pods)"
+                f"runs {pods} pods at once; team {team.name} may run {show(limit)} (ResourceQuota {quota_name} pods)"
                 if res == "pods"
-                else f"requests {unit(have)} {res} at once; team {team.name}'s quota is {key}={unit(limit)}: "
-                "the pods beyond it are refused"
+                else f"requests {unit(have)} {res} at once; team {team.name}'s quota is {key}={unit(limit)} "
+                f"(ResourceQuota {quota_name}): the pods beyond it are refused"
             )
             out.append(
                 Finding(
