@@ -38,7 +38,7 @@ def plan(data: dict[str, Any]) -> EnvironmentPlan:
 
 
 def edited(**changes: Any) -> dict[str, Any]:
-    data = copy.deepcopy(STAGING)
+    data: dict[str, Any] = copy.deepcopy(STAGING)
     for path, value in changes.items():
         node = data
         keys = path.split("__")
