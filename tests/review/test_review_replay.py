@@ -1,7 +1,7 @@
 """The review's queue replay without the twin: what counts as a change that shapes admission
 (review/admission.py), the noise band and the numbers (review/replay_delta.py, values worked out by hand
 below), the section's text, and when the replay runs, is skipped, or is not needed (review/replay.py,
-with a stand-in for the twin). The replay on the real twin: tests/e2e/test_review_replay.py."""
+with a stand-in for the twin). The replay on the real twin: tests/e2e/test_review_replay_twin.py."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from gke_accel.review.render_replay import cell_text, replay_section
 from gke_accel.review.replay import ReplaySection, ReplaySettings, add_replay
 from gke_accel.review.replay_delta import (
     cell,
+    floors,
     held_chip_hours,
     job_class,
     lost_classes,
@@ -161,6 +162,28 @@ def test_utilization_text_in_points() -> None:
     c = cell("utilization", (0.5, 0.5), 0.3)  # delta -0.2 > band 0.05
     assert cell_text(c) == "50% → 30% (-20 pts)"
     assert cell_text(cell("utilization", (0.5, 0.52), 0.49)) == "no change"  # band max(0.04, 0.05)
+
+
+def test_floors_follow_the_replay_grain() -> None:
+    # staging's largest job: two 8-chip slices; steps of 1 h; serving's nominal 8 v5e + 3 L4 over 8 h
+    f = floors(16, 1.0, 11, 8.0)
+    assert f["borrowed_chip_h"] == 32.0  # 2 x 16 chips x 1 h
+    assert f["utilization"] == 32.0 / 88.0  # those chip-hours of 11 x 8 = 88 nominal chip-hours
+    assert f["wait_p95_h"] == 2.0 and f["preempted"] == 1.0
+    # 30-minute steps, 24 h: 16 chip-h; 16 / (11 x 24) = 6.1% of nominal; waits at their 1-h least
+    f = floors(16, 0.5, 11, 24.0)
+    assert (f["borrowed_chip_h"], f["wait_p50_h"]) == (16.0, 1.0)
+    assert f["utilization"] == 16.0 / 264.0
+    # one-GPU jobs: the least floors; 8 chip-h of a 4-GPU nominal over 24 h = 8 / 96
+    assert floors(1, 0.5, 4, 24.0) == {"utilization": 8 / 96, "wait_p50_h": 1.0, "wait_p95_h": 1.0,
+                                       "preempted": 1.0, "borrowed_chip_h": 8.0, "lent_chip_h": 8.0}  # fmt: skip
+
+
+def test_a_one_slice_step_shift_is_no_change_at_that_grain() -> None:
+    # a third replay of the same config admitted one 8-chip slice an hour earlier: +8 chip-h borrowed
+    f = floors(16, 1.0, 11, 8.0)
+    assert cell("borrowed_chip_h", (24.0, 24.0), 32.0, f["borrowed_chip_h"]).verdict == "no change"
+    assert cell("borrowed_chip_h", (64.0, 64.0), 0.0, f["borrowed_chip_h"]).verdict == "lower"
 
 
 def test_held_chip_hours() -> None:

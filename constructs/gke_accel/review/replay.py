@@ -24,7 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from .admission import AdmissionChange, admission_changes, admission_objects
-from .replay_delta import Cell, admitted_classes, held_chip_hours, job_class, lost_classes, team_cells, team_numbers
+from .replay_delta import (
+    Cell,
+    admitted_classes,
+    floors,
+    held_chip_hours,
+    job_class,
+    lost_classes,
+    team_cells,
+    team_numbers,
+)
 
 MODES = ("auto", "always", "never")
 
@@ -126,6 +135,7 @@ def run_twin(env: str, jobs: list[Any], config_dir: Path, deadline: float, s: Re
     return {
         "numbers": team_numbers(summaries, held_chip_hours(out.run.events, horizon), out.nominal, s.hours),
         "events": out.run.events,
+        "nominal": {t: sum(f.values()) for t, f in out.nominal.items()},
         "wall_s": round(out.run.wall, 1),
         "startup_s": round(out.startup_wall, 1),
         "notes": list(out.run.notes),
@@ -167,7 +177,11 @@ def replay_environment(
     section.runs = [{"side": side, "wall_s": r["wall_s"], "startup_s": r["startup_s"], "notes": r["notes"]}
                     for (side, _, _), r in zip(sides, results, strict=True)]  # fmt: skip
     section.trace["wall_s"] = round(time.monotonic() - started, 1)
-    section.cells = team_cells((results[0]["numbers"], results[1]["numbers"]), results[2]["numbers"])
+    largest = max(((j.chips or 1) * j.slices for j in jobs), default=1)
+    nominal = results[0].get("nominal", {})
+    team_floors = {t: floors(largest, s.resolution / 3600, nominal.get(t, 0), s.hours) for t in nominal}
+    section.trace["largest_job_chips"] = largest
+    section.cells = team_cells((results[0]["numbers"], results[1]["numbers"]), results[2]["numbers"], team_floors)
     classes = classes_of(jobs)
     base_admitted = [admitted_classes(classes, r["events"]) for r in results[:2]]
     section.lost = lost_classes(classes.values(), base_admitted, admitted_classes(classes, results[2]["events"]),

@@ -7,8 +7,12 @@ chip-hours borrowed and lent (``simulate.metrics``).
 
 Noise (``cell``): the base is replayed twice. A cell's base value is the mean of the two, its Δ is head -
 that mean, and its noise band is the larger of ``SPREAD`` x the two base runs' difference and the metric's
-``FLOOR`` (a replay of a day has few jobs per team: one job more or less moves a p95, one slice admitted
-one step later moves the chip-hours). |Δ| within the band is "no change"; so is a head equal to the base.
+floor (``floors``). The floors are in the replay's own grain: the virtual clock moves in steps, and a
+replay on a loaded machine can admit the largest job one step earlier or later than another replay of
+the same config (Kueue breaks ties by whole-second timestamps and UIDs). So chip-hours have a floor of
+two such shifts (2 x the largest job's chips x the step, at least 8), use of nominal that many chip-hours
+of the team's nominal share over the window (at least 5 points), waits two steps (at least 1 h),
+preemptions 1. |Δ| within the band is "no change"; so is a head equal to the base.
 
 A job class (team, accelerator, chips x slices, priority) "can no longer be admitted" when jobs of that
 class were admitted in both base runs and none was in the head run, or the head's config refuses it.
@@ -32,15 +36,31 @@ METRICS: tuple[tuple[str, str, str], ...] = (
     ("lent_chip_h", "lent", "chip-h"),
 )
 SPREAD = 2.0  # the band is at least twice what two replays of the same base differ by
+# the least floors, whatever the grain: 5 points of use, 1 h of wait, 1 preemption, one 8-chip slice-hour
 FLOOR: dict[str, float] = {
-    "utilization": 0.05,  # 5 points of the team's nominal share
+    "utilization": 0.05,
     "wait_p50_h": 1.0,
     "wait_p95_h": 1.0,
     "preempted": 1.0,
-    "borrowed_chip_h": 8.0,  # one 8-chip slice for an hour
+    "borrowed_chip_h": 8.0,
     "lent_chip_h": 8.0,
 }
 NO_CHANGE = "no change"
+
+
+def floors(largest_job_chips: int, step_h: float, nominal_chips: float, window_h: float) -> dict[str, float]:
+    """A team's floors for a replay in steps of ``step_h`` hours whose largest job holds
+    ``largest_job_chips``; ``nominal_chips`` the team's nominal (all flavors), over ``window_h`` hours."""
+    chip_h = max(FLOOR["borrowed_chip_h"], 2 * largest_job_chips * step_h)
+    share = nominal_chips * window_h
+    return {
+        "utilization": max(FLOOR["utilization"], chip_h / share) if share else FLOOR["utilization"],
+        "wait_p50_h": max(FLOOR["wait_p50_h"], 2 * step_h),
+        "wait_p95_h": max(FLOOR["wait_p95_h"], 2 * step_h),
+        "preempted": FLOOR["preempted"],
+        "borrowed_chip_h": chip_h,
+        "lent_chip_h": chip_h,
+    }
 
 
 @dataclass(frozen=True)
@@ -74,8 +94,8 @@ class Cell:
                 "noise_band": self.band, "verdict": self.verdict}  # fmt: skip
 
 
-def cell(metric: str, base: tuple[float, float], head: float) -> Cell:
-    band = max(SPREAD * abs(base[0] - base[1]), FLOOR[metric])
+def cell(metric: str, base: tuple[float, float], head: float, floor: float | None = None) -> Cell:
+    band = max(SPREAD * abs(base[0] - base[1]), FLOOR[metric] if floor is None else floor)
     return Cell(metric, base, head, band)
 
 
@@ -127,14 +147,17 @@ def team_numbers(
 def team_cells(
     base: tuple[Mapping[str, Mapping[str, float]], Mapping[str, Mapping[str, float]]],
     head: Mapping[str, Mapping[str, float]],
+    team_floors: Mapping[str, Mapping[str, float]] | None = None,
 ) -> dict[str, dict[str, Cell]]:
-    """Per team (of either side) and metric, the cell. A team only one side has counts 0 on the other."""
+    """Per team (of either side) and metric, the cell (``team_floors``: team -> metric -> floor, else
+    ``FLOOR``). A team only one side has counts 0 on the other."""
     teams = sorted(set(base[0]) | set(base[1]) | set(head))
     zero: dict[str, float] = {}
     out: dict[str, dict[str, Cell]] = {}
     for team in teams:
         b0, b1, h = base[0].get(team, zero), base[1].get(team, zero), head.get(team, zero)
-        out[team] = {m: cell(m, (b0.get(m, 0.0), b1.get(m, 0.0)), h.get(m, 0.0)) for m, _, _ in METRICS}
+        f = (team_floors or {}).get(team, {})
+        out[team] = {m: cell(m, (b0.get(m, 0.0), b1.get(m, 0.0)), h.get(m, 0.0), f.get(m)) for m, _, _ in METRICS}
     return out
 
 

