@@ -186,6 +186,12 @@ def test_a_one_slice_step_shift_is_no_change_at_that_grain() -> None:
     assert cell("borrowed_chip_h", (64.0, 64.0), 0.0, f["borrowed_chip_h"]).verdict == "lower"
 
 
+def test_a_delta_equal_to_the_band_is_inside_it() -> None:
+    # 16 of 88 nominal chip-hours: the floor and the drop are the same number, summed differently
+    band = 32.0 / 88.0 / 2
+    assert cell("utilization", (0.9659090909090909, 0.9659090909090909), 0.7840909090909091, band).verdict == "no change"
+
+
 def test_held_chip_hours() -> None:
     events = [
         Event(0, "a", "nlp", "admitted", "v5e", 8),

@@ -46,6 +46,7 @@ FLOOR: dict[str, float] = {
     "lent_chip_h": 8.0,
 }
 NO_CHANGE = "no change"
+EPS = 1e-9  # a Δ equal to the band (as floats add up) is inside it
 
 
 def floors(largest_job_chips: int, step_h: float, nominal_chips: float, window_h: float) -> dict[str, float]:
@@ -80,7 +81,7 @@ class Cell:
 
     @property
     def changed(self) -> bool:
-        return abs(self.delta) > self.band
+        return abs(self.delta) > self.band + EPS
 
     @property
     def verdict(self) -> str:
