@@ -189,7 +189,9 @@ def test_a_one_slice_step_shift_is_no_change_at_that_grain() -> None:
 def test_a_delta_equal_to_the_band_is_inside_it() -> None:
     # 16 of 88 nominal chip-hours: the floor and the drop are the same number, summed differently
     band = 32.0 / 88.0 / 2
-    assert cell("utilization", (0.9659090909090909, 0.9659090909090909), 0.7840909090909091, band).verdict == "no change"
+    assert (
+        cell("utilization", (0.9659090909090909, 0.9659090909090909), 0.7840909090909091, band).verdict == "no change"
+    )
 
 
 def test_held_chip_hours() -> None:
@@ -354,3 +356,23 @@ def test_skipped_section_text() -> None:
         "**Queue replay** skipped: no time. The rest of this review is complete.",
     ]
     assert replay_section(ReplaySection("staging", "not needed")) == []
+
+
+@pytest.mark.parametrize("flag", ["--replay-hours", "--replay-budget"])
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "ten", "20000"])
+def test_replay_flags_refuse_what_is_not_a_positive_number(
+    flag: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gke_accel.cli.main import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["review", "--base", "HEAD", flag, value])
+    assert exc.value.code == 2
+    assert f"argument {flag}: '{value}' is not a number above 0 and at most 10000" in capsys.readouterr().err
+
+
+def test_replay_flags_accept_a_positive_number() -> None:
+    from gke_accel.cli.main import build_parser
+
+    args = build_parser().parse_args(["review", "--base", "HEAD", "--replay-hours", "6", "--replay-budget", "300"])
+    assert (args.replay_hours, args.replay_budget, args.replay) == (6.0, 300.0, "auto")

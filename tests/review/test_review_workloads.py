@@ -94,7 +94,8 @@ def test_review_of_a_branch_turning_the_serving_pool_to_spot_names_the_serving_d
     (repo / "config" / "staging.yaml").write_text(yaml.safe_dump(l4_spot(), sort_keys=False))
     git(repo, "commit", "-q", "-am", "staging: l4-serve on Spot")
     monkeypatch.chdir(repo)
-    args = ["review", "--no-policy", "--env", "staging", "--outdir", str(repo / "cdktf.out"), "--base", "main"]
+    out = str(repo / "cdktf.out")  # no queue replay here: tests/review/test_review_replay.py
+    args = ["review", "--no-policy", "--replay", "never", "--env", "staging", "--outdir", out, "--base", "main"]
     assert main([*args, "--json", str(tmp_path / "review.json")]) == 2
     markdown = capsys.readouterr().out
     assert "will not after this change" in markdown  # the warning box at the top
