@@ -16,6 +16,8 @@ every step of the virtual clock).
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -45,7 +47,7 @@ class ReplaySettings:
     budget: float = 600.0  # wall seconds for every replay of the review
     seed: int = 1
     load: float = 0.9
-    resolution: float = 1800.0  # simulated seconds between the virtual clock's steps (docs/simulate.md)
+    resolution: float = 3600.0  # simulated seconds between the virtual clock's steps (docs/simulate.md)
     parallel: bool = True  # the three runs at once (the time is waiting on controllers, not CPU)
 
 
@@ -130,7 +132,13 @@ def run_twin(env: str, jobs: list[Any], config_dir: Path, deadline: float, s: Re
 
     horizon = s.hours * 3600
     opts = Options(resolution=s.resolution, until=horizon, seed=s.seed)
-    out = simulate(env, jobs, opts, config_dir=config_dir, on_tick=tick)
+    # a folder of our own: simulate keeps the one it makes after a run that did not end well (its logs),
+    # and a replay cut by the budget is no failure to keep 80 MB for
+    state = Path(tempfile.mkdtemp(prefix=f"gke-accel-replay-{env}-"))
+    try:
+        out = simulate(env, jobs, opts, config_dir=config_dir, state=state, on_tick=tick)
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
     summaries = {t: st.summary() for t, st in out.metrics.teams.items()}
     return {
         "numbers": team_numbers(summaries, held_chip_hours(out.run.events, horizon), out.nominal, s.hours),
