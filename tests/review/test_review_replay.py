@@ -376,3 +376,18 @@ def test_replay_flags_accept_a_positive_number() -> None:
 
     args = build_parser().parse_args(["review", "--base", "HEAD", "--replay-hours", "6", "--replay-budget", "300"])
     assert (args.replay_hours, args.replay_budget, args.replay) == (6.0, 300.0, "auto")
+
+
+def test_the_caution_stays_first_and_the_comment_fits(tmp_path: Path) -> None:
+    from gke_accel.review.model import ResourceChange
+    from gke_accel.review.render import COMMENT_LIMIT
+
+    base, head = _configs(tmp_path, edited(queues__teams__research={"borrowing_limit": {"v5e": 0}}))
+    review = _review()
+    many = [ResourceChange("google_container_node_pool", f"pool{i:04d}", "delete", name=f"p{i}") for i in range(3000)]
+    review.stacks[0].changes = many
+    add_replay(review, base, head, ({}, {}), ReplaySettings(hours=2, parallel=False), run=FakeTwin())
+    text = to_markdown(review)
+    assert len(text) <= COMMENT_LIMIT
+    assert text.index("[!CAUTION]") < text.index("**Queue replay**")
+    assert "| research | no change | no change | 4.0 h → 8.0 h (+4.0) |" in text
