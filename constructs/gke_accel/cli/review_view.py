@@ -88,9 +88,9 @@ def register(sub: Subcommands) -> None:
     p.add_argument(
         "--replay-hours",
         type=_positive,
-        default=24.0,
+        default=12.0,
         metavar="H",
-        help="hours of the standard trace replayed (default 24)",
+        help="hours of the standard trace replayed (default 12)",
     )
     p.add_argument(
         "--replay-budget",

@@ -43,7 +43,7 @@ MODES = ("auto", "always", "never")
 @dataclass(frozen=True)
 class ReplaySettings:
     mode: str = "auto"  # auto: when admission changes; always: every environment with queues; never
-    hours: float = 24.0  # of standard trace (and the window measured)
+    hours: float = 12.0  # of standard trace (and the window measured): docs/review.md, measured
     budget: float = 600.0  # wall seconds for every replay of the review
     seed: int = 1
     load: float = 0.9
