@@ -101,7 +101,8 @@ def test_review_of_a_branch_dropping_the_l4_ladder_names_the_serving_deployment(
     (repo / "config" / "staging.yaml").write_text(yaml.safe_dump(without_ladder(), sort_keys=False))
     git(repo, "commit", "-q", "-am", "staging: no L4 ladder")
     monkeypatch.chdir(repo)
-    args = ["review", "--no-policy", "--env", "staging", "--outdir", str(repo / "cdktf.out"), "--base", "main"]
+    out = str(repo / "cdktf.out")  # no queue replay here: tests/review/test_review_replay.py
+    args = ["review", "--no-policy", "--replay", "never", "--env", "staging", "--outdir", out, "--base", "main"]
     assert main([*args, "--json", str(tmp_path / "review.json")]) == 2
     markdown = capsys.readouterr().out
     assert "will not after this change" in markdown  # the warning box at the top
