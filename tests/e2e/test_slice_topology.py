@@ -17,7 +17,9 @@ After every step no Workload is admitted whose pods are not all Running (admitte
 
 from __future__ import annotations
 
+import json
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -224,6 +226,45 @@ def test_two_slices_are_admitted_onto_two_whole_pools(env: tuple[LocalCluster, E
     assert w is not None
     [assignment] = w["status"]["admission"]["podSetAssignments"]
     assert assignment["flavors"]["google.com/tpu"] == "v5e-2x4" and assignment.get("topologyAssignment"), assignment
+    no_admitted_but_unplaceable(c)
+
+
+def test_a_failed_pod_restarts_the_whole_jobset_onto_whole_slices(env: tuple[LocalCluster, EnvironmentPlan]) -> None:
+    """JobSet 0.12.0's restart as generated (``failurePolicy``: every child Job recreated; ``RestartJob`` and
+    in-place restart are alpha gates, off): a pod of the running two-slice JobSet fails; the time from its
+    deletion to all four new pods Running is what a restart costs here, the Kueue admission kept."""
+    c, _ = env
+    before = {p["metadata"]["uid"] for p in pods(c, "research", "d")}
+    w = workload_of(c, "research", "d")
+    assert w is not None
+    victim = sorted(pods(c, "research", "d"), key=lambda p: p["metadata"]["name"])[-1]["metadata"]["name"]
+    # the pod fails as a disrupted one does (a Spot reclaim, a host error): phase Failed with DisruptionTarget;
+    # its Job fails by podFailurePolicy and the JobSet restarts without counting it (generate/jobset.py)
+    disrupted = {"type": "DisruptionTarget", "status": "True", "reason": "TerminationByKubelet", "message": "e2e"}
+    failed = json.dumps({"status": {"phase": "Failed", "conditions": [disrupted]}})
+    start = time.monotonic()
+    c.kubectl("patch", "pod", victim, "-n", "research", "--subresource=status", "--type=merge", "-p", failed)
+
+    def restarted() -> dict[str, list[str]] | None:
+        got = placed(c, "research", "d", 2)
+        return got if got and not {p["metadata"]["uid"] for p in pods(c, "research", "d")} & before else None
+
+    try:
+        got = c.wait_for(restarted, timeout=120, what="research/d: 4 new pods Running")
+    except TimeoutError as exc:
+        lines = [f"{p['metadata']['name']} {p['status'].get('phase')} node={p['spec'].get('nodeName')} "
+                 f"gates={p['spec'].get('schedulingGates')} sel={p['spec'].get('nodeSelector')}"
+                 for p in pods(c, "research")]  # fmt: skip
+        status = c.get("jobset", "d", "research").get("status")
+        wl = workload_of(c, "research", "d")
+        raise TimeoutError(f"{exc}\n" + "\n".join(lines) + f"\n{status}\n{(wl or {}).get('status')}") from None
+    seconds = time.monotonic() - start
+    print(f"\nrestart of a two-slice JobSet (full recreate): {seconds:.1f} s, pod Failed -> 4 new pods Running")
+    assert all(len(set(v)) == 1 for v in got.values()) and len({v[0] for v in got.values()}) == 2, got
+    status = c.get("jobset", "d", "research")["status"]
+    assert status.get("restarts", 0) >= 1 and status.get("restartsCountTowardsMax", 0) == 0, status
+    again = workload_of(c, "research", "d")
+    assert again is not None and again["metadata"]["uid"] == w["metadata"]["uid"]  # the same admission
     no_admitted_but_unplaceable(c)
 
 

@@ -135,35 +135,17 @@ def test_kueue_objects() -> None:
     }
     assert cqs["nlp"]["preemption"] == {"reclaimWithinCohort": "LowerPriority", "withinClusterQueue": "LowerPriority"}
     groups = {tuple(g["coveredResources"]): g["flavors"] for g in serving["resourceGroups"]}
-    # the 4x4 slices (4 VMs each) are placed by Kueue's Topology, whose pods take every resource of their
-    # group from the TAS flavor: the TPU flavor shares the cpu/memory group, cpu-memory first with no chips
-    [cpu_memory, v5e] = groups[("cpu", "memory", "google.com/tpu")]
+    assert groups[("google.com/tpu",)] == [
+        {"name": "v5e-4x4", "resources": [{"name": "google.com/tpu", "nominalQuota": 8}]}
+    ]
+    cpu = groups[("cpu", "memory")][0]["resources"]
     # serving may hold all 32 chips (8 ct5lp-hightpu-4t VMs) and 4 L4s (4 g2-standard-12): 64 + 8 x 110.65
     # + 4 x 10.9 = 992.8 cores, 256 GiB + (8 x 183,605 + 4 x 42,375) MiB = 1,855.9 GiB, rounded up
     # (tests/platform/test_team_compute.py computes the per-VM figures from GKE's published reservation)
-    assert cpu_memory == {
-        "name": "cpu-memory",
-        "resources": [
-            {"name": "cpu", "nominalQuota": 993, "borrowingLimit": 0},
-            {"name": "memory", "nominalQuota": "1856Gi", "borrowingLimit": 0},
-            {"name": "google.com/tpu", "nominalQuota": 0, "borrowingLimit": 0},
-        ],
-    }
-    # its 8 nominal chips fill 2 VMs: 2 x 110.65 cores and 2 x 183,605 MiB, borrowed with the chips
-    assert v5e == {
-        "name": "v5e-4x4",
-        "resources": [
-            {"name": "cpu", "nominalQuota": "221300m"},
-            {"name": "memory", "nominalQuota": "367210Mi"},
-            {"name": "google.com/tpu", "nominalQuota": 8},
-        ],
-    }
-    [topology] = [o for o in objects if o["kind"] == "Topology"]
-    assert topology["spec"] == {
-        "levels": [{"nodeLabel": "cloud.google.com/gke-nodepool"}, {"nodeLabel": "kubernetes.io/hostname"}]
-    }
-    flavor = next(o for o in objects if o["kind"] == "ResourceFlavor" and o["metadata"]["name"] == "v5e-4x4")
-    assert flavor["spec"]["topologyName"] == topology["metadata"]["name"]
+    assert cpu == [
+        {"name": "cpu", "nominalQuota": 993, "borrowingLimit": 0},
+        {"name": "memory", "nominalQuota": "1856Gi", "borrowingLimit": 0},
+    ]
     wpc = {o["metadata"]["name"]: o["value"] for o in objects if o["kind"] == "WorkloadPriorityClass"}
     assert wpc["inference"] > wpc["training"] > wpc["batch"]
     lq = next(o for o in objects if o["kind"] == "LocalQueue")

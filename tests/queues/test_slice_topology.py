@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from gke_accel.model import EnvironmentPlan
+from gke_accel.model import EnvironmentPlan, load_environment_text
 from gke_accel.model.environment.config_files import load_environments
 from gke_accel.model.queues.manifests import queue_manifests
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
@@ -51,10 +51,51 @@ def rules(plan: EnvironmentPlan, obj: dict[str, Any]) -> list[str]:
 
 
 def test_only_an_environment_with_multi_host_slices_gets_the_topology(plans: dict[str, EnvironmentPlan]) -> None:
-    assert "Topology" in kinds(plans["staging"])  # four 2x4 slices of two VMs each
+    assert "Topology" in kinds(plans["staging"])  # four 2x4 slices of two VMs each, kept
     assert "Topology" not in kinds(plans["dev"])  # single-host v5e 2x2 VMs: pods place one by one
     dev = plans["dev"].queues
     assert dev is not None and not any(f.topology for f in dev.flavors)
+
+
+@pytest.mark.parametrize(("change", "topology"), [({}, True), ({"min_slices": 0}, False),
+                                                   ({"min_slices": 0, "consumption": {"type": "queued"}}, True)],
+                         ids=["kept", "scales-to-zero", "queued"])  # fmt: skip
+def test_a_slice_pool_is_placed_by_topology_only_where_kueue_sees_its_nodes(
+    change: dict[str, Any], topology: bool
+) -> None:
+    """Kueue's TAS places on nodes that exist (KEP 2724: "support Cluster Autoscaler without
+    ProvisioningRequest" is a non-goal; with a ProvisioningRequest check it waits for the nodes)."""
+    data = yaml.safe_load((CONFIG / "staging.yaml").read_text())
+    for pool in data["tpu_pools"]:
+        pool.update(change)
+    plan = load_environment_text(yaml.safe_dump(data))
+    assert plan.queues is not None
+    assert (plan.queues.topology == "tpu-slices") is topology
+    [obj] = new_workload(plan, WorkloadRequest("train", "nlp", "jobset", "v5e", "img", checkpoints=False))
+    assert (SLICE_REQUIRED in annotations(obj)) is topology  # no request where the flavor has no Topology
+
+
+def test_the_tpu_flavor_shares_the_cpu_memory_group(plans: dict[str, EnvironmentPlan]) -> None:
+    """A TAS pod set takes every resource of a group from a flavor with a topology (Kueue's refusal of
+    cpu-memory: tests/e2e/test_slice_topology.py); cpu-memory keeps no chips, so other pods stay there."""
+    plan = plans["staging"]
+    assert plan.queues is not None
+    objects = queue_manifests(plan.queues, plan.spec.platform.priority_classes)
+    nlp = next(o for o in objects if o["kind"] == "ClusterQueue" and o["metadata"]["name"] == "nlp")
+    first, *rest = nlp["spec"]["resourceGroups"]
+    assert first["coveredResources"] == ["cpu", "memory", "google.com/tpu"]
+    assert [f["name"] for f in first["flavors"]] == ["cpu-memory", "v5e-2x4"]
+    assert first["flavors"][0]["resources"][2] == {"name": "google.com/tpu", "nominalQuota": 0, "borrowingLimit": 0}
+    # nlp's 16 nominal chips fill 4 ct5lp-hightpu-4t VMs of 110.65 cores and 183,605 MiB each for pods
+    # (tests/platform/test_team_compute.py works the per-VM figures out from GKE's published reservation)
+    assert first["flavors"][1]["resources"] == [
+        {"name": "cpu", "nominalQuota": "442600m"},
+        {"name": "memory", "nominalQuota": "734420Mi"},
+        {"name": "google.com/tpu", "nominalQuota": 16},
+    ]
+    assert [g["coveredResources"] for g in rest] == [["nvidia.com/gpu"]]
+    flavor = next(o for o in objects if o["kind"] == "ResourceFlavor" and o["metadata"]["name"] == "v5e-2x4")
+    assert flavor["spec"]["topologyName"] == "tpu-slices"
 
 
 @pytest.mark.parametrize("slices", [1, 2])

@@ -22,7 +22,7 @@ from gke_accel.model.pools.node_shape import (
     node_shape,
 )
 from gke_accel.model.pools.shape_name import shape_name, short_name
-from gke_accel.model.queues.topology import TOPOLOGY_NAME, multi_host
+from gke_accel.model.queues.topology import TOPOLOGY_NAME, places_by_topology
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def plan_flavors(pools: Sequence[NodePoolPlan]) -> tuple[Flavor, ...]:
                 chips_max=sum(advertised_bounds(p)[1] for p in members),
                 provisioning=_provisioning(member_shapes[0]),
                 max_run_seconds=first.max_run_duration_seconds,
-                topology=TOPOLOGY_NAME if multi_host(members) else None,
+                topology=TOPOLOGY_NAME if places_by_topology(members) else None,
             )
         )
     return tuple(flavors)

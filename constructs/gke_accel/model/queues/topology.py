@@ -47,8 +47,22 @@ def slice_vms(pool: NodePoolPlan) -> int:
 
 
 def multi_host(pools: Sequence[NodePoolPlan]) -> bool:
-    """Every pool is a multi-host TPU slice pool: its flavor places by topology."""
+    """Every pool is a multi-host TPU slice pool."""
     return bool(pools) and all(slice_vms(p) > 1 for p in pools)
+
+
+def nodes_exist(pool: NodePoolPlan) -> bool:
+    """Kueue's TAS can place on the pool: it keeps its nodes (smallest size = largest), or they come through
+    a ProvisioningRequest, which TAS waits for. A pool that scales from zero without one never gets nodes:
+    Kueue keeps the job suspended (no pending pod for the autoscaler) while TAS finds no node (the TAS KEP's
+    non-goal "support Cluster Autoscaler without ProvisioningRequest")."""
+    low, high = pool.node_bounds()
+    return low == high or pool.consumption == "queued"
+
+
+def places_by_topology(pools: Sequence[NodePoolPlan]) -> bool:
+    """A flavor over these pools references the slice Topology: multi-host slices whose nodes TAS can see."""
+    return multi_host(pools) and all(nodes_exist(p) for p in pools)
 
 
 def topology_manifest(api: str, labels: dict[str, str]) -> dict[str, object]:
