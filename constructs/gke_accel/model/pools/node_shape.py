@@ -21,6 +21,9 @@ from gke_accel.model.pools.allocatable import NodeAllocatable, machine_allocatab
 from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan, Taint
 
 NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
+# the kubelet sets it on every node, to the node's hostname (Kubernetes "Well-Known Labels, Annotations and
+# Taints"); the host level of Kueue's slice Topology (model/queues/topology.py)
+HOSTNAME_LABEL = "kubernetes.io/hostname"
 TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
 TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 GPU_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"

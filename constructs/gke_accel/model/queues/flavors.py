@@ -22,6 +22,7 @@ from gke_accel.model.pools.node_shape import (
     node_shape,
 )
 from gke_accel.model.pools.shape_name import shape_name, short_name
+from gke_accel.model.queues.topology import TOPOLOGY_NAME, places_by_topology
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Flavor:
     provisioning: str  # on-demand, reservation, spot, queued or flex-start
     rank: int | None = None  # position of its rung in a capacity ladder (model/capacity), if any
     max_run_seconds: int | None = None  # queued provisioning: the pools' max_run_duration_seconds
+    topology: str | None = None  # the Kueue Topology its nodes are placed by (multi-host TPU slices)
 
 
 def _provisioning(shape: NodeShape) -> str:
@@ -79,6 +81,7 @@ def plan_flavors(pools: Sequence[NodePoolPlan]) -> tuple[Flavor, ...]:
                 chips_max=sum(advertised_bounds(p)[1] for p in members),
                 provisioning=_provisioning(member_shapes[0]),
                 max_run_seconds=first.max_run_duration_seconds,
+                topology=TOPOLOGY_NAME if places_by_topology(members) else None,
             )
         )
     return tuple(flavors)

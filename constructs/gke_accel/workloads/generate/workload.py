@@ -20,6 +20,8 @@ from gke_accel.workloads.generate._model import (
     accelerator_name,
     checkpoint_bucket,
     pod_share,
+    slice_request,
+    slice_topology_of,
     storage_fuse,
 )
 from gke_accel.workloads.generate.defaults import check_share, default_priority
@@ -341,6 +343,9 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
             }
         ]
         return [make_elastic(built[0], req.parallelism)] if req.elastic else built
+    if vms > 1 and slice_topology_of(plan, pool.plan.name):
+        # Kueue admits the JobSet only where each slice (child Job) finds a whole free node pool
+        template["metadata"]["annotations"].update(slice_request(vms))
     if req.nodes > 1:
         # every node of the job in the one pool chosen (its placement policy is per pool)
         template["spec"]["nodeSelector"][js.NODEPOOL_TOPOLOGY] = pool.name

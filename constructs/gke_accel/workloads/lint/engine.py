@@ -20,6 +20,7 @@ from gke_accel.workloads.lint.priority_label import priority_label_findings
 from gke_accel.workloads.lint.queues import kueue_priority_findings, queue_findings
 from gke_accel.workloads.lint.resources import resource_findings
 from gke_accel.workloads.lint.scheduling import pod_requests
+from gke_accel.workloads.lint.slice_topology import slice_topology_findings
 from gke_accel.workloads.lint.tpu import tpu_findings
 from gke_accel.workloads.manifests import Documents, PodGroup, Workload, read_documents
 from gke_accel.workloads.nodes import PoolNodes, pool_nodes
@@ -152,6 +153,7 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
         findings += ladder_findings(ctx.plan, g, pools)
         findings += jobs.multi_host_findings(wl, g, pools, ctx.services)
         findings += slices.slice_findings(wl, g, pools)
+        findings += slice_topology_findings(ctx.plan, wl, g, pools)
         findings += slices.multi_node_findings(wl, g, requests, pools)
         findings += _capacity(g, requests, pools)
         findings += jobs.retry_findings(wl, g, any(p.plan.spot for p in pools))
