@@ -179,6 +179,7 @@ def test_smoke_pods_are_built_like_templates_in_a_team_namespace_with_quota(stag
     assert gpu["spec"]["nodeSelector"] == {
         "cloud.google.com/gke-accelerator": "nvidia-l4",
         "gke-accel/capacity": "on-demand",
+        "gke-accel/gpu-unit": "whole",
     }
     assert violations(gpu["spec"], "restricted") == []
     assert "volumes" not in gpu["spec"] or all(v["name"] != "checkpoints" for v in gpu["spec"]["volumes"])
