@@ -86,8 +86,9 @@ def job(name: str, selector: dict[str, str], accel: dict[str, str], *, requests:
     if tolerations:
         pod["tolerations"] = tolerations
     if sidecar is not None:
-        pod["initContainers"] = [{"name": "side", "image": IMAGE, "restartPolicy": "Always", "securityContext": RESTRICTED,
-                                  "resources": {"requests": SMALL, "limits": {**SMALL, **sidecar}}}]  # fmt: skip
+        resources = {"requests": SMALL, "limits": {**SMALL, **sidecar}}
+        side = {"name": "side", "image": IMAGE, "restartPolicy": "Always", "securityContext": RESTRICTED}
+        pod["initContainers"] = [{**side, "resources": resources}]
     return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name, "namespace": TEAM},
             "spec": {"backoffLimit": 0, "template": {"spec": pod}}}  # fmt: skip
 
@@ -106,7 +107,7 @@ CASES = {
     # W4c: cpu 1500m requested, no cpu limit: the LimitRange's default limit (1) is below it
     "limit-range-over": job(
         "limit-range-over", A100, GPU, requests={"cpu": "1500m", "memory": "64Mi"}, limits={"memory": "64Mi"}
-    ),  # fmt: skip
+    ),
     "limit-range-limited": job("limit-range-limited", A100, GPU, requests={"cpu": "1500m", "memory": "64Mi"}),
 }
 
