@@ -25,8 +25,8 @@ STAGING = yaml.safe_load((ROOT / "config" / "staging.yaml").read_text())
 # GKE puts this taint on every Spot node (cloud.google.com/kubernetes-engine/docs/concepts/spot-vms,
 # tests/fixtures/gke-nodes): a pod without the toleration never lands there.
 # lint's reason on head: the Deployment asks for on-demand capacity (gke-accel/capacity, the label every
-# pool carries) and the only L4 pool is Spot now
-SPOT_REASON = "'on-demand' matches no pool; pools offer spot (l4-serve)"
+# pool carries) and the only L4 pool is Spot now, so Kueue (staging uses it) has no flavor to admit it on
+SPOT_REASON = "no flavor of team serving's ClusterQueue (l4-spot: nodeSelector gke-accel/capacity=on-demand (nodes have spot))"
 SERVING_DEPLOYMENT = "workload new --team serving --accelerator l4 --kind deployment"
 
 
