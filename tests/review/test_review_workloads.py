@@ -26,7 +26,9 @@ STAGING = yaml.safe_load((ROOT / "config" / "staging.yaml").read_text())
 # tests/fixtures/gke-nodes): a pod without the toleration never lands there.
 # lint's reason on head: the Deployment asks for on-demand capacity (gke-accel/capacity, the label every
 # pool carries) and the only L4 pool is Spot now, so Kueue (staging uses it) has no flavor to admit it on
-SPOT_REASON = "no flavor of team serving's ClusterQueue (l4-spot: nodeSelector gke-accel/capacity=on-demand (nodes have spot))"
+SPOT_REASON = (
+    "no flavor of team serving's ClusterQueue (l4-spot: nodeSelector gke-accel/capacity=on-demand (nodes have spot))"
+)
 SERVING_DEPLOYMENT = "workload new --team serving --accelerator l4 --kind deployment"
 
 
