@@ -121,6 +121,7 @@ class _Context:
     pod_security: dict[str, str] = field(default_factory=dict)  # namespace -> enforced level
     enforced: dict[str, team.Enforced] = field(default_factory=dict)  # namespace -> quota and queue
     limit_defaults: dict[str, dict[str, Decimal]] = field(default_factory=dict)  # namespace -> LimitRange defaults
+    kueue: bool = True  # model Kueue's admission where the environment uses it (False: pods that bypass it)
 
 
 def _same_kind(requests: dict[str, Decimal], pools: list[PoolNodes]) -> list[PoolNodes]:
@@ -146,7 +147,7 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
         if any(f.rule == "resource-name" and f.severity == "error" for f in named):
             pools: list[PoolNodes] = []  # an unknown resource: where it would go is unknown too (newcomer N9)
         else:
-            kueue = admission.flavors_for(ctx.plan, owner, g.spec, requests)
+            kueue = admission.flavors_for(ctx.plan, owner, g.spec, requests) if ctx.kueue else None
             if kueue is None or owner is None:
                 pools, why = place(g.spec, g.path, requests, ctx.pools)
             else:  # the pod as Kueue admits it: a flavor's node labels and tolerations added
@@ -181,12 +182,15 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
     return WorkloadVerdict(wl, unique, tuple(fitting))
 
 
-def lint_documents(plan: EnvironmentPlan, docs: Documents) -> LintReport:
+def lint_documents(plan: EnvironmentPlan, docs: Documents, kueue: bool = True) -> LintReport:
+    """``kueue``: place team pods as Kueue admits them where the environment uses it; False for an
+    engine without Kueue (tests/e2e/test_fixture_nodes.py: kube-scheduler alone)."""
     manifests = platform_manifests(plan)
     ctx = _Context(
         plan, pool_nodes(plan), team.teams_by_namespace(plan), list(docs.services), enforced_levels(manifests)
     )
     ctx.limit_defaults = default_limits(manifests)
+    ctx.kueue = kueue
     ctx.enforced = team.enforced_by_namespace(plan)
     verdicts = tuple(_lint_workload(ctx, wl) for wl in docs.workloads)
     notes = tuple(docs.skipped)
@@ -195,6 +199,6 @@ def lint_documents(plan: EnvironmentPlan, docs: Documents) -> LintReport:
     return LintReport(plan.name, verdicts, notes, tuple(docs.errors))
 
 
-def lint_texts(plan: EnvironmentPlan, texts: list[tuple[str, str]]) -> LintReport:
+def lint_texts(plan: EnvironmentPlan, texts: list[tuple[str, str]], kueue: bool = True) -> LintReport:
     """Lint (file name, YAML text) pairs against one environment."""
-    return lint_documents(plan, read_documents(texts))
+    return lint_documents(plan, read_documents(texts), kueue)
