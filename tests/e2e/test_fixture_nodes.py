@@ -83,7 +83,7 @@ def fixture_env() -> EnvironmentPlan:
                 "a100-80gb": 1,
                 "a100-80gb-mig-1g-10gb": 7,
                 "t4-ts4": 4,
-            },  # fmt: skip
+            },
             "cpu": 100_000,
             "memory_gib": 100_000,
             "pods": 1000,
