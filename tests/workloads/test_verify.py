@@ -184,6 +184,7 @@ def test_smoke_pods_are_built_like_templates_in_a_team_namespace_with_quota(stag
         "gke-accel/capacity": "reservation",
         "cloud.google.com/compute-class": "l4",
         "gke-accel/capacity-rung": "reservation-r-l4-serve",
+        "gke-accel/gpu-unit": "whole",
     }
     assert violations(gpu["spec"], "restricted") == []
     assert "volumes" not in gpu["spec"] or all(v["name"] != "checkpoints" for v in gpu["spec"]["volumes"])

@@ -37,6 +37,8 @@ def resource_flavors(plan: QueuePlan) -> list[Manifest]:
     objects: list[Manifest] = [{"apiVersion": API, "kind": "ResourceFlavor", "metadata": _meta(CPU_FLAVOR), "spec": {}}]
     for f in plan.flavors:
         spec: dict[str, Any] = {"nodeLabels": dict(f.node_labels)}
+        if f.node_taints:  # Kueue v0.19 ResourceFlavorSpec.nodeTaints: admitted only where the pod tolerates them
+            spec["nodeTaints"] = [t.as_k8s() for t in f.node_taints]
         if f.tolerations:
             spec["tolerations"] = [
                 {"key": t.key, "operator": "Equal", "value": t.value, "effect": t.effect} for t in f.tolerations

@@ -84,9 +84,9 @@ def _team(plan: EnvironmentPlan, name: str) -> tuple[str, TeamSpec]:
 def choose_pool(plan: EnvironmentPlan, req: WorkloadRequest) -> PoolNodes:
     catalog = load_catalog()
     key = accelerator_key(req.accelerator, catalog)
-    pools = [p for p in pool_nodes(plan, include_system=False) if key is not None and p.plan.accelerator == key[1]]
+    pools = [p for p in pool_nodes(plan, include_system=False) if key is not None and p.plan.unit == key[1]]
     # as the flag takes them (l4, v5e), not the node labels (nvidia-l4); accelerator pools only
-    offered = sorted({accelerator_name(p.plan.accelerator, catalog) for p in pool_nodes(plan, include_system=False)
+    offered = sorted({accelerator_name(p.plan.unit, catalog) for p in pool_nodes(plan, include_system=False)
                       if p.plan.kind in ("tpu", "gpu")})  # fmt: skip
     if not pools:
         raise _fail("--accelerator", f"{req.accelerator!r}: no pool of {plan.name} has it", offered)
