@@ -1,7 +1,7 @@
 """Whole TPU slices by Kueue's Topology (model/queues/topology.py): which environments get one, what
 ``workload new`` asks for, and lint's ``slice-topology`` rule (accepted and rejected cases). The annotation
 names and the refusal are Kueue v0.19.2's (apis/kueue/v1beta2/topology_types.go; e2e:
-tests/e2e/test_slice_topology.py shows the real controller's verdicts)."""
+tests/e2e/test_slice_topology_on_server.py shows the real controller's verdicts)."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def test_a_slice_pool_is_placed_by_topology_only_where_kueue_sees_its_nodes(
 
 def test_the_tpu_flavor_shares_the_cpu_memory_group(plans: dict[str, EnvironmentPlan]) -> None:
     """A TAS pod set takes every resource of a group from a flavor with a topology (Kueue's refusal of
-    cpu-memory: tests/e2e/test_slice_topology.py); cpu-memory keeps no chips, so other pods stay there."""
+    cpu-memory: tests/e2e/test_slice_topology_on_server.py); cpu-memory keeps no chips, so other pods stay there."""
     plan = plans["staging"]
     assert plan.queues is not None
     objects = queue_manifests(plan.queues, plan.spec.platform.priority_classes)
