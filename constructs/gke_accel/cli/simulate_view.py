@@ -14,6 +14,7 @@ from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, Subcommands, 
 from gke_accel.model import ConfigError, ConfigIssue, load_environment
 from gke_accel.model.core.input_files import MAX_TRACE_JOBS, finite_in
 from gke_accel.simulate import events, generate, report, trace
+from gke_accel.simulate.api import ApiError
 from gke_accel.simulate.failures import MAX_FAILURES
 from gke_accel.simulate.objects import check_trace
 from gke_accel.simulate.policy import POLICIES
@@ -178,6 +179,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     try:
         out = simulate(args.env, jobs, opts, config_dir=Path(args.config_dir),
                        on_step=lambda s: print(f"simulate: {s}", file=sys.stderr, flush=True))  # fmt: skip
+    except ApiError as err:  # the run's API calls, each tried again a bounded number of times
+        print(f"simulate: the twin's API server failed during the run: {err}", file=sys.stderr)
+        return EXIT_ERROR
     except (TwinError, FileNotFoundError, RuntimeError, TimeoutError, OSError, subprocess.CalledProcessError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         print(f"simulate: the twin cannot start: {first[:300]}", file=sys.stderr)

@@ -5,9 +5,15 @@ after last week's work) that no number counts, though the series shows it.
 - utilization: chip-seconds held by Running pods / (capacity x window), per flavor and per resource
   (TPU chips, GPUs); plus a sampled series over [0, horizon) (utilization per flavor, queue depth per team);
 - per team, of the jobs submitted in the window: submitted, admitted (at least once), admissions,
-  finished; wait = first admission - submission (a job never admitted counts its wait until the end of
-  the log, ``censored``); p50/p95/max by nearest rank (the ceil(p n)-th smallest); and of every job, the
-  evictions in the window: preempted (by preemption), node failures;
+  finished; wait = all the time the job waited for quota: from submission to its first admission, plus
+  from each eviction (preemption, node loss) to its next admission (a job still waiting at the end of
+  the log counts its wait until then, ``censored``); ``first_wait``: only the first; p50/p95/max by
+  nearest rank (the ceil(p n)-th smallest): with fewer than 20 jobs the p95 is the worst one, and the
+  summary says so (``wait_p95_is_max``); and of every job, the evictions in the window: preempted (by
+  preemption), node failures;
+- goodput per team: chip-hours its jobs' pods ran / chip-hours its jobs asked for while waiting or
+  holding quota (a job asks for its chips from submission to finish; the anchor: Google's fleet
+  scheduling goodput, above 95%);
 - borrowed: chip-hours of quota (admitted chips) above the team's nominal, per flavor; lent: the
   borrowed chip-hours of the flavor at each moment, split among the teams below their nominal in
   proportion to their idle nominal chips;
@@ -34,6 +40,11 @@ def percentile(values: Sequence[float], p: float) -> float:
     return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
+def p95_is_max(n: int) -> bool:
+    """Nearest-rank p95 of ``n`` values is the largest (n < 20): say "worst of n", not "p95"."""
+    return n > 0 and math.ceil(0.95 * n) >= n
+
+
 @dataclass
 class TeamStats:
     submitted: int = 0
@@ -42,7 +53,10 @@ class TeamStats:
     preempted: int = 0
     node_failures: int = 0
     finished: int = 0
-    waits: list[float] = field(default_factory=list)  # seconds, one per submitted job
+    waits: list[float] = field(default_factory=list)  # seconds, one per submitted job, re-queueing included
+    first_waits: list[float] = field(default_factory=list)  # seconds: submission to first admission
+    ran: float = 0.0  # chip-hours of Running pods (in the window)
+    asked: float = 0.0  # chip-hours asked for: jobs waiting or holding quota (in the window)
     censored: int = 0  # jobs still waiting at the end
     borrowed: float = 0.0  # chip-hours
     lent: float = 0.0  # chip-hours
@@ -54,6 +68,11 @@ class TeamStats:
             "preempted": self.preempted, "node_failures": self.node_failures, "finished": self.finished,
             "wait_p50_h": percentile(self.waits, 50) / HOUR, "wait_p95_h": percentile(self.waits, 95) / HOUR,
             "wait_max_h": max(self.waits, default=0.0) / HOUR, "never_admitted": self.censored,
+            "waits_n": len(self.waits), "wait_p95_is_max": p95_is_max(len(self.waits)),
+            "first_wait_p50_h": percentile(self.first_waits, 50) / HOUR,
+            "first_wait_p95_h": percentile(self.first_waits, 95) / HOUR,
+            "ran_chip_h": self.ran, "asked_chip_h": self.asked,
+            "goodput": self.ran / self.asked if self.asked else 0.0,
             "borrowed_chip_h": self.borrowed, "lent_chip_h": self.lent, "lost_chip_h": self.lost,
         }  # fmt: skip
 
@@ -96,6 +115,12 @@ def compute(
     held: dict[str, tuple[str, str, int]] = {}  # job -> (team, flavor, chips)
     submitted: dict[str, float] = {}
     first_admit: dict[str, float] = {}
+    waiting_since: dict[str, float] = {}  # job -> when it last began to wait (submission or eviction)
+    waited: dict[str, float] = defaultdict(float)  # job -> seconds waited before its current wait
+    team_of = {ev.job: ev.team for ev in ordered}
+    chips_of: dict[str, int] = defaultdict(int)  # job -> chips it asks for (the largest any event names)
+    for ev in ordered:
+        chips_of[ev.job] = max(chips_of[ev.job], ev.chips)
     pending: dict[str, str] = {}  # job -> team
     area: dict[str, float] = defaultdict(float)
     end = max([horizon, *(e.t for e in ordered)])
@@ -120,6 +145,10 @@ def compute(
         dt = b - a
         for f, c in running.values():
             area[f] += c * dt
+        for job, (_, c) in running.items():
+            teams[team_of[job]].ran += c * dt / HOUR
+        for job in set(pending) | set(held):
+            teams[team_of[job]].asked += chips_of[job] * dt / HOUR
         use: dict[tuple[str, str], int] = defaultdict(int)
         for team, f, c in held.values():
             use[(team, f)] += c
@@ -150,15 +179,20 @@ def compute(
             s.submitted += counted
             submitted[e.job] = e.t
             pending[e.job] = e.team
+            waiting_since[e.job] = e.t
         elif e.type == "admitted":
             s.admissions += counted
+            if e.job in waiting_since:
+                waited[e.job] += e.t - waiting_since.pop(e.job)
             if e.job not in first_admit:
                 first_admit[e.job] = e.t
                 if counted:
                     s.admitted += 1
-                    s.waits.append(e.t - submitted.get(e.job, e.t))
+                    s.first_waits.append(e.t - submitted.get(e.job, e.t))
             held[e.job] = (e.team, e.flavor, e.chips)
             pending.pop(e.job, None)
+            if e.job in running and not running[e.job][0]:  # Running seen before its admission (a log of
+                running[e.job] = (e.flavor, running[e.job][1])  # an older runner): its chips count from here
         elif e.type == "running":
             if e.chips:
                 running[e.job] = (e.flavor or held.get(e.job, ("", "", 0))[1], e.chips)
@@ -173,15 +207,25 @@ def compute(
             running.pop(e.job, None)
             held.pop(e.job, None)
             pending[e.job] = e.team
+            waiting_since.setdefault(e.job, e.t)
         elif e.type == "finished":
             s.finished += counted
             running.pop(e.job, None)
             held.pop(e.job, None)
             pending.pop(e.job, None)
+            if counted:
+                s.waits.append(waited[e.job])
+            waiting_since.pop(e.job, None)
     for job, team in pending.items():
+        if job in waiting_since:
+            waited[job] += end - waiting_since.pop(job)
         if job not in first_admit and submitted.get(job, end) >= start:
             teams[team].censored += 1
-            teams[team].waits.append(end - submitted.get(job, end))
+            teams[team].first_waits.append(end - submitted.get(job, end))
+    finished = {e.job for e in ordered if e.type == "finished"}
+    for job in submitted:  # every job of the window not finished: its waits so far (censored at the end)
+        if job not in finished and submitted[job] >= start:
+            teams[team_of[job]].waits.append(waited[job])
     window = horizon - start
     util = {f: area[f] / (c * window) if c and window > 0 else 0.0 for f, c in capacity.items()}
     by_res: dict[str, float] = {}
