@@ -83,8 +83,9 @@ class Metrics:
     utilization: dict[str, float]  # flavor -> share
     by_resource: dict[str, float]  # google.com/tpu | nvidia.com/gpu -> share
     teams: dict[str, TeamStats]
-    series: list[dict[str, object]]  # {"t_h", "util": {flavor: share}, "pending": {team: n}}
+    series: list[dict[str, object]]  # {"t_h", "util": {flavor: share}, "pending": {team: n}, "held": {team: {..}}}
     start: float = 0.0  # simulated seconds of warm-up before the window
+    marks: list[tuple[float, str, str]] = field(default_factory=list)  # (t_h, team, preempted | node-failure)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -94,6 +95,7 @@ class Metrics:
             "utilization_by_resource": self.by_resource,
             "teams": {t: s.summary() for t, s in sorted(self.teams.items())},
             "series": self.series,
+            "evictions": [{"t_h": t, "team": team, "cause": cause} for t, team, cause in self.marks],
         }
 
 
@@ -126,6 +128,7 @@ def compute(
     end = max([horizon, *(e.t for e in ordered)])
     step = horizon / samples if samples else horizon
     series: list[dict[str, object]] = []
+    marks: list[tuple[float, str, str]] = []
     next_sample = 0.0
 
     def sample(t: float) -> None:
@@ -135,8 +138,17 @@ def compute(
         depth = {team: 0 for team in sorted(set(nominal) | set(teams))}
         for team in pending.values():
             depth[team] = depth.get(team, 0) + 1
+        run: dict[tuple[str, str], int] = defaultdict(int)  # (team, flavor) -> chips of Running pods
+        for job, (f, c) in running.items():
+            run[(team_of[job], f)] += c
+        held = {team: {"own": 0, "borrowed": 0} for team in depth}
+        for (team, f), c in run.items():
+            own = min(c, nominal.get(team, {}).get(f, 0))
+            held.setdefault(team, {"own": 0, "borrowed": 0})
+            held[team]["own"] += own
+            held[team]["borrowed"] += c - own
         series.append({"t_h": t / HOUR, "util": {f: util[f] / capacity[f] for f in capacity if capacity[f]},
-                       "pending": depth})  # fmt: skip
+                       "pending": depth, "held": held})  # fmt: skip
 
     def advance(t0: float, t1: float) -> None:
         a, b = max(start, t0), min(horizon, t1)
@@ -199,6 +211,7 @@ def compute(
             else:
                 running.pop(e.job, None)
         elif e.type == "evicted":
+            marks.append((e.t / HOUR, e.team, e.detail))
             if e.t >= start:
                 s.preempted += e.detail == "preempted"
                 s.node_failures += e.detail == "node-failure"
@@ -235,4 +248,4 @@ def compute(
         by_res[res] = sum(area[f] for f in flavors) / (cap * window) if cap and window > 0 else 0.0
     for team in nominal:
         teams[team]  # every team of the environment has a row, with or without jobs
-    return Metrics(horizon, util, by_res, dict(teams), series, start)
+    return Metrics(horizon, util, by_res, dict(teams), series, start, marks)

@@ -92,3 +92,37 @@ def plot(m: Metrics, path: Path, title: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=90)
     plt.close(fig)
+
+
+def plot_holders(m: Metrics, path: Path, title: str) -> None:
+    """Who holds the chips: per team, chips of its Running pods within its nominal quota (own) and above
+    it (borrowed), stacked over simulated time; its preemptions (x) and node losses (v) marked."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise PlotUnavailable("--plot needs matplotlib: pip install 'gke-accel[simulate]'") from None
+    t = [float(str(s["t_h"])) for s in m.series]
+    teams = sorted({team for s in m.series for team in s.get("held", {})})  # type: ignore[attr-defined]
+    fig, axes = plt.subplots(max(1, len(teams)), 1, figsize=(10, 1.8 + 1.6 * len(teams)), sharex=True, squeeze=False)
+    for ax, team in zip([a[0] for a in axes], teams, strict=False):
+        own = [s["held"].get(team, {}).get("own", 0) for s in m.series]  # type: ignore[attr-defined]
+        borrowed = [s["held"].get(team, {}).get("borrowed", 0) for s in m.series]  # type: ignore[attr-defined]
+        ax.stackplot(t, own, borrowed, labels=["own quota", "borrowed"], step="post", colors=["#4477aa", "#ee8866"])
+        top = max([o + b for o, b in zip(own, borrowed, strict=True)] + [1])
+        for cause, marker, color in (("preempted", "x", "black"), ("node-failure", "v", "red")):
+            xs = [th for th, tm, c in m.marks if tm == team and c == cause]
+            if xs:
+                ax.scatter(xs, [top * 1.05] * len(xs), marker=marker, color=color, s=18, label=cause, zorder=3)
+        if m.start:
+            ax.axvspan(0, m.start / 3600, color="0.92", zorder=0)
+        ax.set_ylabel(f"{team}\nchips", fontsize=8)
+        ax.legend(loc="upper right", fontsize=7, ncol=4)
+    axes[0][0].set_title(title + " (grey: warm-up)", fontsize=10)
+    axes[-1][0].set_xlabel("simulated hours")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
