@@ -49,7 +49,7 @@ def test_the_inference_peak_arrives_on_a_full_cluster_and_day_night_alternates()
     check_trace(plan, peak, "peak")
     at_zero = [j for j in peak if j.submit == 0]
     assert sum(8 * j.slices for j in at_zero) == 32 and all(j.checkpoint == 1800 for j in at_zero)
-    assert [(j.submit, j.priority) for j in peak if j.submit > 0] == [(5 * H, "inference")] * 2
+    assert [(j.submit, j.priority) for j in peak if j.submit > 0] == [(5 * H + 20 * 60, "inference")] * 2
     dn = family.day_night(days=1)
     check_trace(plan, dn, "day-night")
     night = [j for j in dn if j.team == "serving"]

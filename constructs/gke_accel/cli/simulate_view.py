@@ -68,7 +68,11 @@ def register(sub: Subcommands) -> None:
         "gke-accel simulate --env staging --trace jobs.csv --clock wall --compression 300",
         details="Starts the twin (etcd, kube-apiserver, scheduler, kwok nodes, Kueue, JobSet), submits each job "
         "at its time (the virtual clock jumps from event to event once the control plane has settled; --clock "
-        "wall: compressed wall time), and reports utilization, waits, borrowing and lost work. docs/simulate.md.",
+        "wall: compressed wall time), and reports utilization, waits (re-queueing included), goodput, borrowing and "
+        "lost work. Measured on the real controllers: admission, flavor, borrowing, preemption, restarts, and so "
+        "every utilization, wait and goodput. Inputs, not measured: each job's run time (the trace), the "
+        "checkpoint loss (work since the last checkpoint is lost), node losses (drawn at --node-failures, "
+        "detected at once: no node-lifecycle controller runs) and their 10-minute repair. docs/simulate.md.",
     )  # fmt: skip
     p.add_argument("--env", required=True, help="environment name (config/<env>.yaml)")
     p.add_argument("--config-dir", default="config", help="folder with <env>.yaml files (default: config)")
@@ -79,7 +83,9 @@ def register(sub: Subcommands) -> None:
     p.add_argument("--days", type=float, default=7.0, help="--generate: simulated days (default 7)")
     p.add_argument("--load", type=float, default=0.9, help="--generate: offered work / capacity (default 0.9)")
     p.add_argument("--policy", choices=POLICIES, default="cohort", help="cohort (as configured) or static")
-    p.add_argument("--node-failures", type=float, default=0.0, metavar="RATE", help="node losses per simulated day")
+    p.add_argument("--node-failures", type=float, default=0.0, metavar="RATE",
+                   help="node losses per simulated day (an input: each lost slice or node is deleted at once, "
+                   "its pods fail, and it is back 10 simulated minutes later)")  # fmt: skip
     p.add_argument(
         "--clock",
         choices=CLOCKS,

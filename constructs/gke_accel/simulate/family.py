@@ -8,9 +8,9 @@
   (inference 1-3 h); checkpoints every hour. Submissions and durations are whole multiples of ``grid``
   (default 1 h: jobs come from hourly pipelines and schedulers): the simulation of the trace is exact,
   and events that fall on one hour cost one settle.
-- ``inference_peak``: every TPU chip trains (nlp 16, research 8 and serving's own 8 in training jobs that
-  checkpoint every ``checkpoint``), then serving's inference asks for two slices at once: how long until it
-  runs, the training work lost against the checkpoint interval, when training resumes.
+- ``inference_peak``: every TPU chip trains (nlp its 16, research its 8 and 8 borrowed from idle serving, in
+  jobs that checkpoint every ``checkpoint``), then serving's inference asks for two slices at once: how long
+  until it runs, the training work lost against the checkpoint interval, when training resumes.
 - ``day_night``: training by day (08-20 h: nlp and research), serving's inference by night (20-08 h) on the
   same 32 chips, as hour-long inference jobs whose number follows the hour (the trace format has Jobs and
   JobSets, not Deployments: each night hour's replicas are that hour's jobs).
@@ -96,12 +96,12 @@ def typical_week(seed: int, days: float = 8.0, load: float = 0.8, grid: float = 
     return _named(jobs)
 
 
-def inference_peak(checkpoint: float = 1800.0, peak_at: float = 5 * HOUR) -> list[TraceJob]:
-    """Training on all 32 chips from 0; serving's two-slice inference at ``peak_at`` for 3 h."""
-    train = [("nlp", 2, 12), ("research", 1, 12), ("serving", 1, 12)]
-    jobs = [TraceJob(name="", submit=0.0, team=team, accelerator="v5e", duration=hours * HOUR, chips=8,
-                     slices=slices, priority="training" if team == "serving" else None, checkpoint=checkpoint)
-            for team, slices, hours in train]  # fmt: skip
+def inference_peak(checkpoint: float = 1800.0, peak_at: float = 5 * HOUR + 20 * 60) -> list[TraceJob]:
+    """Training on all 32 chips from 0: nlp's two slices (its nominal 16) and research's two (its nominal 8
+    and 8 borrowed from serving, which is idle); at ``peak_at`` (not a multiple of the checkpoint interval)
+    serving's inference asks for two one-slice jobs of 3 h."""
+    jobs = [TraceJob(name="", submit=0.0, team=team, accelerator="v5e", duration=12 * HOUR, chips=8, slices=2,
+                     checkpoint=checkpoint) for team in ("nlp", "research")]  # fmt: skip
     jobs += [TraceJob(name="", submit=peak_at, team="serving", accelerator="v5e", duration=3 * HOUR, chips=8,
                       slices=1, priority="inference", checkpoint=None) for _ in range(2)]  # fmt: skip
     return _named(jobs)
