@@ -184,7 +184,7 @@ def inference_peak(log: list[events.Event]) -> dict[str, object]:
     resumed = {}
     for ev in evicted:
         again = [e.t for e in log if e.job == ev.job and e.type == "running" and e.chips and e.t > ev.t]
-        resumed[ev.job] = (min(again) - peak) / 3600 if again else None
+        resumed[ev.job] = round((min(again) - peak) / 3600, 2) if again else None
     return {"peak_at_h": peak / 3600, "inference_running_after_s": (min(runs) - peak) if runs else None,
             "training_evicted": [{"job": e.job, "team": e.team, "lost_min": round(e.lost / 60, 1),
                                   "resumed_after_peak_start_h": resumed[e.job]} for e in evicted]}  # fmt: skip
