@@ -99,7 +99,7 @@ def fan_out(names: list[str], args: argparse.Namespace) -> int:
             time.sleep(1)
     except KeyboardInterrupt:
         for proc in running.values():
-            proc.send_signal(signal.SIGINT)  # each child stops its own twin by PID
+            proc.send_signal(signal.SIGTERM)  # each child stops its own twin by PID (SIGINT may be ignored)
         for proc in running.values():
             proc.wait()
         raise

@@ -118,7 +118,7 @@ def plot_holders(m: Metrics, path: Path, title: str) -> None:
                 ax.scatter(xs, [top * 1.05] * len(xs), marker=marker, color=color, s=18, label=cause, zorder=3)
         if m.start:
             ax.axvspan(0, m.start / 3600, color="0.92", zorder=0)
-        ax.set_ylabel(f"{team}\nchips", fontsize=8)
+        ax.set_ylabel(f"{team}\nchips + GPUs", fontsize=8)
         ax.legend(loc="upper right", fontsize=7, ncol=4)
     axes[0][0].set_title(title + " (grey: warm-up)", fontsize=10)
     axes[-1][0].set_xlabel("simulated hours")
