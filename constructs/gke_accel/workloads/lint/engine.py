@@ -9,6 +9,7 @@ from typing import Any
 
 from gke_accel.workloads.lint import admission, jobs, slices, storage, team
 from gke_accel.workloads.lint._model import GPU_RESOURCE, TPU_RESOURCE, EnvironmentPlan, platform_manifests
+from gke_accel.workloads.lint.admitted import live_quota_findings
 from gke_accel.workloads.lint.dws import dws_findings
 from gke_accel.workloads.lint.elastic import elastic_findings
 from gke_accel.workloads.lint.findings import Finding
@@ -21,6 +22,7 @@ from gke_accel.workloads.lint.priority_label import priority_label_findings
 from gke_accel.workloads.lint.queues import kueue_priority_findings, queue_findings, team_queue
 from gke_accel.workloads.lint.resources import resource_findings
 from gke_accel.workloads.lint.scheduling import pod_requests
+from gke_accel.workloads.lint.shared_gpu import shared_gpu_findings
 from gke_accel.workloads.lint.slice_topology import slice_topology_findings
 from gke_accel.workloads.lint.tpu import tpu_findings
 from gke_accel.workloads.manifests import Documents, PodGroup, Workload, read_documents
@@ -123,6 +125,7 @@ class _Context:
     enforced: dict[str, team.Enforced] = field(default_factory=dict)  # namespace -> quota and queue
     limit_defaults: dict[str, dict[str, Decimal]] = field(default_factory=dict)  # namespace -> LimitRange defaults
     kueue: bool = True  # model Kueue's admission where the environment uses it (False: pods that bypass it)
+    cluster_queues: list[dict[str, Any]] | None = None  # read from a live cluster (lint --kubeconfig)
 
 
 def _same_kind(requests: dict[str, Decimal], pools: list[PoolNodes]) -> list[PoolNodes]:
@@ -154,6 +157,7 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
             else:  # the pod as Kueue admits it: a flavor's node labels and tolerations added
                 pools, why = admission.place_admitted(*kueue, owner, g.path, requests, ctx.pools)
             findings += why + fit_findings(g.path, requests, pools)
+        findings += shared_gpu_findings(g.spec, g.path, pools, ctx.pools)
         findings += storage.image_findings(ctx.plan, g, pools)
         fitting += [p.name for p in pools if p.name not in fitting]
         placed.append(team.Placed(g, requests, pools))
@@ -173,7 +177,11 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
                 for problem in violations(g.spec, level)
             ]
     if owner is not None:
-        findings += team.quota_findings(wl, owner, placed, ctx.enforced.get(wl.namespace or "", team.Enforced({})))
+        enforced = ctx.enforced.get(wl.namespace or "", team.Enforced({}))
+        static = team.quota_findings(wl, owner, placed, enforced)
+        findings += static
+        if ctx.cluster_queues is not None and not any(f.severity == "error" for f in static):
+            findings += live_quota_findings(wl.ref, owner, placed, enforced, ctx.cluster_queues)
     findings += queue_findings(ctx.plan, wl, owner)
     defaulted = owner is not None and team_queue(ctx.plan, owner) is not None  # Kueue's `default` LocalQueue
     findings += dws_findings(ctx.plan, wl, [p for p in ctx.pools if p.name in fitting], defaulted)
@@ -184,15 +192,19 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
     return WorkloadVerdict(wl, unique, tuple(fitting))
 
 
-def lint_documents(plan: EnvironmentPlan, docs: Documents, kueue: bool = True) -> LintReport:
+def lint_documents(
+    plan: EnvironmentPlan, docs: Documents, kueue: bool = True, cluster_queues: list[dict[str, Any]] | None = None
+) -> LintReport:
     """``kueue``: place team pods as Kueue admits them where the environment uses it; False for an
-    engine without Kueue (tests/e2e/test_fixture_nodes.py: kube-scheduler alone)."""
+    engine without Kueue (tests/e2e/test_fixture_nodes.py: kube-scheduler alone). ``cluster_queues``:
+    the ClusterQueues of a live cluster, to judge each workload against the quota already in use."""
     manifests = platform_manifests(plan)
     ctx = _Context(
         plan, pool_nodes(plan), team.teams_by_namespace(plan), list(docs.services), enforced_levels(manifests)
     )
     ctx.limit_defaults = default_limits(manifests)
     ctx.kueue = kueue
+    ctx.cluster_queues = cluster_queues
     ctx.enforced = team.enforced_by_namespace(plan)
     verdicts = tuple(_lint_workload(ctx, wl) for wl in docs.workloads)
     notes = tuple(docs.skipped)
@@ -201,6 +213,11 @@ def lint_documents(plan: EnvironmentPlan, docs: Documents, kueue: bool = True) -
     return LintReport(plan.name, verdicts, notes, tuple(docs.errors))
 
 
-def lint_texts(plan: EnvironmentPlan, texts: list[tuple[str, str]], kueue: bool = True) -> LintReport:
+def lint_texts(
+    plan: EnvironmentPlan,
+    texts: list[tuple[str, str]],
+    kueue: bool = True,
+    cluster_queues: list[dict[str, Any]] | None = None,
+) -> LintReport:
     """Lint (file name, YAML text) pairs against one environment."""
-    return lint_documents(plan, read_documents(texts), kueue)
+    return lint_documents(plan, read_documents(texts), kueue, cluster_queues)
