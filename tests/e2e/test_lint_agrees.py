@@ -7,7 +7,8 @@ Each case is submitted alone (the one before deleted): "runs" is every pod Runni
 the scheduler calls Unschedulable, a pod the API server refuses (the Job's FailedCreate event), or a
 workload Kueue leaves without quota. Every case asserts lint's verdict == the engines'. The table goes
 to the log (pytest -s). W4 of real-engines.md: (a) the flavor's tolerations and labels, (b) native
-sidecars, (c) LimitRange defaults; and W3's split-GPU selectors.
+sidecars, (c) LimitRange defaults, (g) quota against what Kueue already admitted (lint --kubeconfig reads
+the ClusterQueue as Kueue reports it); and W3's split-GPU selectors.
 """
 
 from __future__ import annotations
@@ -178,3 +179,48 @@ def test_lint_agrees_with_the_engines(cluster: LocalCluster, kueue: KueueControl
     said = "runs" if report.ok else "refused: " + "; ".join(f.rule for v in report.verdicts for f in v.errors)
     RESULTS.append(f"{case:22} lint {said:40} engines {verdict}")
     assert report.ok == (verdict == "runs"), f"lint: {report.render()}\nengines: {verdict}"
+
+
+def _gpu_flavors_in_use(c: LocalCluster) -> dict[str, tuple[str, str]]:
+    """flavor -> (nominalQuota, reserved total) of nvidia.com/gpu in team ml's ClusterQueue, as Kueue reports."""
+    cq = next(q for q in c.get("clusterqueues.kueue.x-k8s.io").get("items", []) if q["metadata"]["name"] == TEAM)
+    nominal = {f["name"]: r["nominalQuota"] for g in cq["spec"]["resourceGroups"] for f in g["flavors"]
+               for r in f["resources"] if r["name"] == "nvidia.com/gpu"}  # fmt: skip
+    held = {f["name"]: r["total"] for f in cq.get("status", {}).get("flavorsReservation", [])
+            for r in f["resources"] if r["name"] == "nvidia.com/gpu"}  # fmt: skip
+    return {name: (nominal[name], held.get(name, "0")) for name in nominal}
+
+
+def test_lint_reads_the_quota_kueue_reports_and_warns_what_kueue_queues(
+    cluster: LocalCluster, kueue: KueueController
+) -> None:
+    """W4g: one whole A100 held by a running Job; a 2-pod whole-A100 Job then needs 2 of the 1 the team can
+    still get. lint --kubeconfig (its reading path, against the real API server) names Kueue's own numbers
+    and warns; Kueue leaves the second Job without quota."""
+    from gke_accel.cli.lint_view import read_cluster_queues
+
+    holder, second = job("quota-holder", A100, GPU), job("quota-second", A100, GPU)
+    second["spec"].update(parallelism=2, completions=2)
+    cluster.apply([holder])
+    try:
+        assert cluster.wait_for(lambda: engine_verdict(cluster, "quota-holder"), timeout=90, what="holder") == "runs"
+        flavor = cluster.wait_for(
+            lambda: next((f for f, (_, held) in _gpu_flavors_in_use(cluster).items() if held == "1"), None),
+            timeout=60, what="Kueue's reservation of the holder's GPU",
+        )  # fmt: skip
+        nominal, held = _gpu_flavors_in_use(cluster)[flavor]
+        queues, _ = read_cluster_queues(None, str(cluster.kubeconfig))
+        report = lint_texts(environment(), [("second.yaml", to_yaml(second))], cluster_queues=queues)
+        said = [f.message for v in report.verdicts for f in v.findings if f.rule == "quota-now"]
+        cluster.apply([second])
+        verdict = cluster.wait_for(lambda: engine_verdict(cluster, "quota-second"), timeout=90, what="second")
+    finally:
+        for name in ("quota-second", "quota-holder"):
+            cluster.kubectl("delete", "job", name, "-n", TEAM, "--ignore-not-found", "--cascade=foreground",
+                            "--wait=true")  # fmt: skip
+    RESULTS.append(f"{'quota-now':22} lint {said[0][:60] if said else 'no warning':40} engines {verdict}")
+    assert report.ok, report.render()  # a warning: Kueue queues it, nothing refuses it
+    assert verdict.startswith("refused:") and "insufficient" in verdict.lower(), verdict
+    assert len(said) == 1, report.render()
+    assert f"needs 2 nvidia.com/gpu of flavor {flavor}" in said[0]
+    assert f"nominal {nominal}," in said[0] and f"in use {held}" in said[0], (said[0], nominal, held)
