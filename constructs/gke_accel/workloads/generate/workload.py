@@ -251,7 +251,9 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
     per_job = vms if vms > 1 else req.nodes
     pods = {"job": req.parallelism, "jobset": per_job * req.slices, "deployment": req.replicas}[kind]
     spread = kind == "jobset" and vms > 1 and req.slices > 1 and ladder_of_pool(plan, pool.name) is not None
-    check_share(plan, team, pool, chips * pods, "--chips" if pool.plan.kind == "tpu" else "--gpus", spread)
+    # Kueue admits a Deployment's pods one by one (each a plain Pod workload): its replicas spread over the rungs
+    per_pod = spread or (kind == "deployment" and ladder_of_pool(plan, pool.name) is not None)
+    check_share(plan, team, pool, chips * pods, "--chips" if pool.plan.kind == "tpu" else "--gpus", per_pod)
     team_plan = plan.team(team.name)
     quota = (team_plan.compute.cpu, team_plan.compute.memory_gib) if team_plan else None
     cpu, memory = _size(pool, chips, req, quota, pods, plan.spec.platform.checkpoints.enabled and req.checkpoints)
