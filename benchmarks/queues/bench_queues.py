@@ -1,78 +1,193 @@
-"""``make bench-queues``: a published week of work through the twin of staging, Kueue cohorts vs static
-quotas, node failures off and on (docs/queues.md "Benchmark: what sharing buys").
+"""``make bench-queues``: the benchmark family through the twin of staging as shipped (docs/queues.md
+"Benchmark"), each scenario seeded, with its purpose:
 
-The trace: ``gke-accel simulate --generate`` with SEED over a warm-up day and then 7 measured days at
-90% offered load (written to <out>/trace.csv; ``--warmup 1d --days 7``): the week is measured on a
-cluster that is already busy, as a real week follows the last one, not on one filling up.
-Scenarios (each on a fresh twin of config/staging.yaml as shipped; its teams' cpu/memory quotas are
-derived from the chips they may hold, so chips, not cpu, bind): cohort / static / cohort-failures:
-policy cohort or static, node failures 0 or FAILURES per simulated day.
-Writes benchmarks/queues/results/<scenario>.json, .png and .events.jsonl and prints a Markdown table.
+- typical-cohort / typical-static: the typical week (``simulate.family.typical_week``, seed TYPICAL_SEED,
+  a warm-up day and 7 measured ones, offered load about 80%): what sharing buys a platform team in a
+  normal week: utilization, waits per team in hours, goodput. The headline.
+- typical-node-loss: the typical week under cohorts with FAILURES node losses a simulated day (a whole
+  TPU slice or GPU node gone for the repair time, an input): lost work per job against its interval.
+- stress-cohort / stress-static: the stress week, today's overloaded trace (``--generate`` seed
+  STRESS_SEED at 90% of the quotas, 93.7% of the chips measured): kept as the stress case, compared
+  with the numbers published on Kueue 0.17 (results/cohort.json, static.json).
+- inference-peak: training on every chip when serving's inference asks for two slices: time until it
+  runs, training work lost against the checkpoint interval, when training resumes.
+- day-night: training by day, inference by night on the same 32 chips: the chips each needs at its
+  peak against one shared pool (the sources: 37% cheaper than two pools).
+
+Writes benchmarks/queues/results/<scenario>.json, .events.jsonl, .png (utilization and queues) and
+.holders.png (who holds the chips), and prints a Markdown table. ``--parallel N`` runs N scenarios at
+once, each in its own process and twin (the runs wait on the controllers' fixed periods, not on CPU).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import signal
+import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from gke_accel.model import load_environment
-from gke_accel.simulate import events, generate, report, trace
+from gke_accel.simulate import events, family, generate, report, trace
 from gke_accel.simulate.session import Options, simulate
+from gke_accel.simulate.trace import TraceJob
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-SEED, DAYS, WARMUP, LOAD, FAILURES, RESOLUTION = 20261202, 7.0, 1.0, 0.9, 2.0, 0.0
 CONFIG = REPO / "config"
-SCENARIOS = {
-    "cohort": (CONFIG, "cohort", 0.0),
-    "static": (CONFIG, "static", 0.0),
-    "cohort-failures": (CONFIG, "cohort", FAILURES),
+TYPICAL_SEED, STRESS_SEED, FAILURES, DAY = 20261204, 20261202, 2.0, 86400.0
+
+
+def typical() -> list[TraceJob]:
+    return family.typical_week(TYPICAL_SEED)
+
+
+def stress() -> list[TraceJob]:
+    plan = load_environment(str(CONFIG / "staging.yaml"))
+    return generate.generate(plan, generate.Settings(seed=STRESS_SEED, days=8.0, load=0.9))
+
+
+# name -> (trace, policy, node losses a day, warm-up s, until s)
+SCENARIOS: dict[str, tuple[Callable[[], list[TraceJob]], str, float, float, float]] = {
+    "typical-cohort": (typical, "cohort", 0.0, DAY, 8 * DAY),
+    "typical-static": (typical, "static", 0.0, DAY, 8 * DAY),
+    "inference-peak": (family.inference_peak, "cohort", 0.0, 0.0, 24 * 3600.0),
+    "day-night": (family.day_night, "cohort", 0.0, 0.0, 3 * DAY),
+    "typical-node-loss": (typical, "cohort", FAILURES, DAY, 8 * DAY),
+    "stress-cohort": (stress, "cohort", 0.0, DAY, 8 * DAY),
+    "stress-static": (stress, "static", 0.0, DAY, 8 * DAY),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clock", choices=("virtual", "wall"), default="virtual", help="default virtual")
     parser.add_argument("--quiet", type=float, default=1.2, help="virtual clock: wall seconds quiet = settled")
-    parser.add_argument("--compression", type=float, default=1800.0, help="wall clock: simulated s per wall s")
-    parser.add_argument("--resolution", type=float, default=RESOLUTION,
-                        help=f"virtual clock: simulated minutes a step, 0 exact (default {RESOLUTION:g})")  # fmt: skip
     parser.add_argument("--only", action="append", choices=sorted(SCENARIOS), help="run only these scenarios")
-    parser.add_argument("--days", type=float, default=DAYS, help="simulated days measured (default 7)")
-    parser.add_argument("--warmup", type=float, default=WARMUP, help="simulated days before them (default 1)")
+    parser.add_argument("--parallel", type=int, default=3, help="scenarios at once, each its own twin (default 3)")
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args(argv)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)  # a kill stops the twin by PID, like Ctrl-C
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # a kill stops the twins by PID, like Ctrl-C
     args.out.mkdir(parents=True, exist_ok=True)
-    plan = load_environment(str(CONFIG / "staging.yaml"))
-    days, warmup_s = args.days, args.warmup * 86400
-    jobs = generate.generate(plan, generate.Settings(seed=SEED, days=days + args.warmup, load=LOAD))
-    (args.out / "trace.csv").write_text(trace.to_csv(jobs))
-    measured = [j for j in jobs if j.submit >= warmup_s]
-    load = generate.offered_load(measured, generate.capacity_of(plan), days * 86400)
-    print(f"trace: {len(jobs)} jobs, {len(measured)} after the warm-up, seed {SEED}, offered load {load}",
-          flush=True)  # fmt: skip
-    for name in args.only or list(SCENARIOS):
-        config_dir, policy, rate = SCENARIOS[name]
-        started = time.monotonic()
-        opts = Options(policy=policy, clock=args.clock, quiet=args.quiet, compression=args.compression,
-                       node_failures=rate, seed=SEED, until=warmup_s + days * 86400, warmup=warmup_s,
-                       resolution=args.resolution * 60)  # fmt: skip
-        out = simulate("staging", jobs, opts, config_dir=config_dir, on_tick=Progress(name, started),
-                       on_step=lambda s, n=name: print(f"  {n}: {s}", flush=True))  # fmt: skip
-        header = {**out.header, "scenario": name, "config": str(config_dir.relative_to(REPO)),
-                  "total_wall_seconds": round(time.monotonic() - started, 1),
-                  "timing": {k: round(v, 1) for k, v in out.run.timing.items()}, "notes": out.run.notes}  # fmt: skip
-        (args.out / f"{name}.json").write_text(report.as_json(out.metrics, header))
-        (args.out / f"{name}.events.jsonl").write_text(events.dump(out.run.events))
-        report.plot(out.metrics, args.out / f"{name}.png", f"staging {name}: {len(jobs)} jobs, seed {SEED}")
-        print(report.text(out.metrics, header), flush=True)
+    names = args.only or list(SCENARIOS)
+    if len(names) > 1 and args.parallel > 1:
+        return fan_out(names, args)
+    for name in names:
+        run_one(name, args.out, args.quiet)
     print(table(args.out))
     return 0
+
+
+def fan_out(names: list[str], args: argparse.Namespace) -> int:
+    """Each scenario in a child process (``--only NAME``), at most ``--parallel`` at once."""
+    waiting, failed = list(names), []
+    running: dict[str, subprocess.Popen[bytes]] = {}
+    try:
+        while waiting or running:
+            while waiting and len(running) < args.parallel:
+                name = waiting.pop(0)
+                cmd = [sys.executable, __file__, "--only", name, "--out", str(args.out), "--quiet", str(args.quiet)]
+                running[name] = subprocess.Popen(cmd)
+            for name, proc in list(running.items()):
+                if proc.poll() is not None:
+                    running.pop(name)
+                    if proc.returncode:
+                        failed.append(name)
+            time.sleep(1)
+    except KeyboardInterrupt:
+        for proc in running.values():
+            proc.send_signal(signal.SIGTERM)  # each child stops its own twin by PID (SIGINT may be ignored)
+        for proc in running.values():
+            proc.wait()
+        raise
+    print(table(args.out))
+    if failed:
+        print(f"bench-queues: failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def run_one(name: str, out: Path, quiet: float) -> None:
+    build, policy, rate, warmup, until = SCENARIOS[name]
+    jobs = build()
+    plan = load_environment(str(CONFIG / "staging.yaml"))
+    (out / f"{name}.trace.csv").write_text(trace.to_csv(jobs))
+    measured = [j for j in jobs if j.submit >= warmup]
+    load = generate.offered_load(measured, generate.capacity_of(plan), until - warmup)
+    print(f"{name}: {len(jobs)} jobs, {len(measured)} measured, offered load "
+          f"{', '.join(f'{a} {v:.1%}' for a, v in load.items())}", flush=True)  # fmt: skip
+    started = time.monotonic()
+    opts = Options(policy=policy, quiet=quiet, node_failures=rate, seed=TYPICAL_SEED, until=until, warmup=warmup)
+    res = simulate("staging", jobs, opts, config_dir=CONFIG, on_tick=Progress(name, started),
+                   on_step=lambda s: print(f"  {name}: {s}", flush=True))  # fmt: skip
+    header = {**res.header, "scenario": name, "offered_load": load,
+              "total_wall_seconds": round(time.monotonic() - started, 1),
+              "timing": {k: round(v, 1) for k, v in res.run.timing.items()}, "notes": res.run.notes,
+              **extra(name, res.run.events, res.metrics.as_dict())}  # fmt: skip
+    (out / f"{name}.json").write_text(report.as_json(res.metrics, header))
+    (out / f"{name}.events.jsonl").write_text(events.dump(res.run.events))
+    title = f"staging {name}: {len(jobs)} jobs"
+    report.plot(res.metrics, out / f"{name}.png", title)
+    report.plot_holders(res.metrics, out / f"{name}.holders.png", title)
+    print(report.text(res.metrics, header), flush=True)
+
+
+def extra(name: str, log: list[events.Event], metrics: dict[str, object]) -> dict[str, object]:
+    """The scenario's own numbers from its event log (inference peak, day/night)."""
+    if name == "day-night":
+        return {"day_night": day_night(log)}
+    if name == "inference-peak":
+        return {"inference_peak": inference_peak(log)}
+    return {}
+
+
+def running_chips(log: list[events.Event]) -> list[tuple[float, dict[str, int]]]:
+    """(t, team -> chips of Running pods from t on), one entry per event time."""
+    by_job: dict[str, tuple[str, int]] = {}
+    out: list[tuple[float, dict[str, int]]] = []
+    for e in sorted(log, key=lambda e: e.t):
+        if e.type == "running":
+            by_job[e.job] = (e.team, e.chips)
+        elif e.type in ("evicted", "finished"):
+            by_job.pop(e.job, None)
+        teams: dict[str, int] = {}
+        for team, chips in by_job.values():
+            teams[team] = teams.get(team, 0) + chips
+        if out and out[-1][0] == e.t:
+            out[-1] = (e.t, teams)
+        else:
+            out.append((e.t, teams))
+    return out
+
+
+def day_night(log: list[events.Event]) -> dict[str, object]:
+    """Peak chips of training (nlp, research) and of inference (serving) against one pool of 32, and
+    chip-hours each used. Two pools sized for each peak would hold peak_train + peak_inference chips."""
+    series = running_chips(log)
+    train = max((c.get("nlp", 0) + c.get("research", 0) for _, c in series), default=0)
+    infer = max((c.get("serving", 0) for _, c in series), default=0)
+    used = 0.0
+    for (t0, c), (t1, _) in itertools.pairwise(series):
+        used += sum(c.values()) * (t1 - t0) / 3600
+    shared = 32
+    return {"peak_training_chips": train, "peak_inference_chips": infer, "shared_pool_chips": shared,
+            "separate_pools_chips": train + infer, "chip_hours_used": round(used, 1),
+            "saving_vs_separate": round(1 - shared / (train + infer), 3) if train + infer else 0.0}  # fmt: skip
+
+
+def inference_peak(log: list[events.Event]) -> dict[str, object]:
+    peak = min((e.t for e in log if e.team == "serving" and e.type == "submitted" and e.t > 0), default=0.0)
+    runs = [e.t for e in log if e.team == "serving" and e.type == "running" and e.chips and e.t >= peak]
+    evicted = [e for e in log if e.type == "evicted" and e.t >= peak]
+    resumed = {}
+    for ev in evicted:
+        again = [e.t for e in log if e.job == ev.job and e.type == "running" and e.chips and e.t > ev.t]
+        resumed[ev.job] = round((min(again) - peak) / 3600, 2) if again else None
+    return {"peak_at_h": peak / 3600, "inference_running_after_s": (min(runs) - peak) if runs else None,
+            "training_evicted": [{"job": e.job, "team": e.team, "lost_min": round(e.lost / 60, 1),
+                                  "resumed_after_peak_start_h": resumed[e.job]} for e in evicted]}  # fmt: skip
 
 
 class Progress:
@@ -82,15 +197,16 @@ class Progress:
         self.name, self.started, self.day = name, started, 0
 
     def __call__(self, now: float) -> None:
-        if now >= (self.day + 1) * 86400:
-            self.day = int(now // 86400)
+        if now >= (self.day + 1) * DAY:
+            self.day = int(now // DAY)
             print(f"  {self.name}: day {self.day} reached after {time.monotonic() - self.started:.0f} s", flush=True)
 
 
 def table(out: Path) -> str:
     rows = [
-        "| scenario | TPU util | GPU util | p95 wait h (nlp / research / serving) | preempted | lost chip-h | wall s |",
-        "|---|---|---|---|---|---|---|",
+        "| scenario | TPU util | GPU util | wait p50 / p95 h (nlp, research, serving) | goodput (nlp, research, "
+        "serving) | preempted | lost chip-h | wall s |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name in SCENARIOS:
         path = out / f"{name}.json"
@@ -98,12 +214,15 @@ def table(out: Path) -> str:
             continue
         d = json.loads(path.read_text())
         teams = d["teams"]
-        p95 = " / ".join(f"{teams[t]['wait_p95_h']:.1f}" for t in ("nlp", "research", "serving"))
+        waits = ", ".join(f"{teams[t]['wait_p50_h']:.1f} / {teams[t]['wait_p95_h']:.1f}"
+                          + (f" (worst of {teams[t]['waits_n']})" if teams[t].get("wait_p95_is_max") else "")
+                          for t in ("nlp", "research", "serving"))  # fmt: skip
+        good = ", ".join(f"{teams[t].get('goodput', 0):.0%}" for t in ("nlp", "research", "serving"))
         pre = sum(t["preempted"] for t in teams.values())
         lost = sum(t["lost_chip_h"] for t in teams.values())
         u = d["utilization_by_resource"]
-        rows.append(f"| {name} | {u.get('google.com/tpu', 0):.1%} | {u.get('nvidia.com/gpu', 0):.1%} | {p95} | "
-                    f"{pre} | {lost:.1f} | {d['total_wall_seconds']} |")  # fmt: skip
+        rows.append(f"| {name} | {u.get('google.com/tpu', 0):.1%} | {u.get('nvidia.com/gpu', 0):.1%} | {waits} | "
+                    f"{good} | {pre} | {lost:.1f} | {d['total_wall_seconds']} |")  # fmt: skip
     return "\n".join(rows)
 
 

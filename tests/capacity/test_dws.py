@@ -77,6 +77,9 @@ def test_lint_explains_that_queued_capacity_needs_the_queue_label() -> None:
     assert _dws(env, obj) == []
     bare = copy.deepcopy(obj)
     del bare["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]
+    # W4e: in a team namespace Kueue puts it in the team's `default` LocalQueue, and it runs
+    assert _dws(env, bare) == []
+    bare["metadata"]["namespace"] = "elsewhere"  # no LocalQueue there: no ProvisioningRequest, Pending for ever
     [f] = _dws(env, bare)
     assert f["severity"] == "error" and "ProvisioningRequest" in f["message"]
 

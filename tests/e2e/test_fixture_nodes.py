@@ -71,7 +71,19 @@ def fixture_env() -> EnvironmentPlan:
             "name": TEAM,
             "google_group": "fx@acme.example.com",
             # the whole of each accelerator (queues: quotas may not exceed what the pools hold)
-            "accelerators": {"v5e": 20, "v6e": 5, "v5p": 4, "l4": 8, "h100": 64, "a100-80gb": 8, "t4": 4},
+            # one quota per unit (docs/queues.md "Split GPUs"): whole GPUs, MIG instances, shared slots
+            "accelerators": {
+                "v5e": 20,
+                "v6e": 5,
+                "v5p": 4,
+                "l4": 5,
+                "l4-mps3": 3,
+                "h100": 48,
+                "h100-mig-3g-40gb": 16,
+                "a100-80gb": 1,
+                "a100-80gb-mig-1g-10gb": 7,
+                "t4-ts4": 4,
+            },
             "cpu": 100_000,
             "memory_gib": 100_000,
             "pods": 1000,
@@ -244,7 +256,8 @@ def test_lint_agrees_with_the_scheduler_on_gke_nodes(
 ) -> None:
     plan = fixture_env()
     job = _workload(fixture, case, kind)
-    report = lint_texts(plan, [("case.yaml", yaml.safe_dump(job))])
+    # Kueue is not run here: lint as the scheduler alone sees the pods (no flavor tolerations added)
+    report = lint_texts(plan, [("case.yaml", yaml.safe_dump(job))], kueue=False)
     errors = [f for v in report.verdicts for f in v.findings if f.severity == "error" and f.rule in SCHEDULER_RULES]
     lint_ok = not errors
     started = time.monotonic()
@@ -271,8 +284,9 @@ def _flavor_pod(name: str, flavor: Flavor, avoid: list[str]) -> dict[str, Any]:
         "automountServiceAccountToken": False,
         "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
         "nodeSelector": dict(flavor.node_labels),
+        # Kueue adds the flavor's tolerations; a pod it admits tolerates the flavor's nodeTaints itself
         "tolerations": [{"key": t.key, "operator": "Equal", "value": t.value, "effect": t.effect}
-                        for t in flavor.tolerations],
+                        for t in (*flavor.tolerations, *flavor.node_taints)],
         "containers": [{"name": "main", "image": "registry.example/train:1",
                         "resources": {"requests": resources, "limits": resources}, "securityContext": RESTRICTED}],
     }  # fmt: skip

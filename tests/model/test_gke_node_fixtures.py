@@ -36,7 +36,7 @@ def test_node_labels_match_gke(fixture: GkeNodeFixture) -> None:
     ours = {
         k: v
         for k, v in shape.node_labels(labels["topology.kubernetes.io/zone"]).items()
-        if not k.startswith(f"{LABEL_PREFIX}/") or k == CAPACITY_LABEL
+        if not k.startswith(f"{LABEL_PREFIX}/") or k in (CAPACITY_LABEL, "gke-accel/gpu-unit")
     }
     assert ours == labels
     assert not set(fixture.not_modelled) & set(ours), "a label both modelled and listed as not modelled"

@@ -36,7 +36,11 @@ def test_spot_v5e_node_carries_tpu_labels_taints_and_chips() -> None:
 def test_on_demand_gpu_node_has_no_spot_label_and_advertises_its_gpus() -> None:
     [plan] = plan_gpu_pool(GpuPoolSpec(name="l4", gpu="l4", gpus_per_node=2), region=REGION, cluster_zones=ZONES)
     shape = node_shape(plan)
-    assert shape.selector() == {"cloud.google.com/gke-accelerator": "nvidia-l4", "gke-accel/capacity": "on-demand"}
+    assert shape.selector() == {
+        "cloud.google.com/gke-accelerator": "nvidia-l4",
+        "gke-accel/capacity": "on-demand",
+        "gke-accel/gpu-unit": "whole",
+    }
     assert shape.extended_resources() == {"nvidia.com/gpu": "2"}
     assert shape.tolerations() == [
         {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}

@@ -49,7 +49,7 @@ RULES = [
         {"l4": 1},
         {"l5": 1},
         f"{TEAM}.accelerators.l5",
-        "not a GPU model or TPU generation",
+        "not a GPU model, split GPU or TPU generation",
         TEAMS,
     ),
     Rule(

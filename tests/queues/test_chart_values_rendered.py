@@ -23,7 +23,7 @@ SYSTEM_SELECTOR = {"cloud.google.com/gke-nodepool": "system"}
 SYSTEM_TOLERATIONS = [
     {"key": "components.gke.io/gke-managed-components", "operator": "Equal", "value": "true", "effect": "NoSchedule"}
 ]
-QUEUE_KINDS = {"ResourceFlavor", "ClusterQueue", "LocalQueue", "WorkloadPriorityClass"}  # docs/queues.md
+QUEUE_KINDS = {"Topology", "ResourceFlavor", "ClusterQueue", "LocalQueue", "WorkloadPriorityClass"}  # docs/queues.md
 CONTROLLERS = {"kueue": "kueue-controller-manager", "jobset": "jobset-controller"}  # Deployment names
 
 

@@ -55,7 +55,9 @@ def admits(flavor: Flavor, resource: str, node: NodeShape) -> bool:
     labels = node.node_labels("us-central1-a")
     if any(labels.get(k) != v for k, v in flavor.node_labels):
         return False
-    tolerated = {(t.key, t.value, t.effect) for t in flavor.tolerations}
+    # Kueue admits a pod on a flavor with nodeTaints only if the pod tolerates them itself (Kueue v0.19
+    # ResourceFlavorSpec.nodeTaints), so an admitted pod tolerates them as well as the flavor's tolerations
+    tolerated = {(t.key, t.value, t.effect) for t in (*flavor.tolerations, *flavor.node_taints)}
     for taint in node.taints:
         if taint.effect == "PreferNoSchedule":
             continue

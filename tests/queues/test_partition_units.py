@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gke_accel.model import load_environment_text
+import pytest
+
+from gke_accel.model import ConfigError, load_environment_text
 from gke_accel.model.platform.capacity import capacity_rows
 from gke_accel.model.queues.of_environment import queue_plan_of
 from helpers import base_config, to_yaml
@@ -44,22 +46,33 @@ MIG_A100 = {**WHOLE_A100, "name": "a100-mig", "partition_size": "1g.10gb"}
 
 
 def test_time_shared_pool_capacity_counts_shared_slots() -> None:
-    env = _env([SHARED_T4], {"t4": 8})  # 2 nodes x 4 slots: a quota of 8 is within capacity
-    [row] = [r for r in capacity_rows(env.pools, env.spec.teams) if r.accelerator == "nvidia-tesla-t4"]
+    env = _env([SHARED_T4], {"t4-ts4": 8})  # 2 nodes x 4 slots: a quota of 8 is within capacity
+    [row] = [r for r in capacity_rows(env.pools, env.spec.teams) if r.accelerator == "nvidia-tesla-t4/ts4"]
     assert row.chips_max == 8 and not row.over_committed
 
 
-def test_mig_pool_capacity_counts_instances_and_flavors_keep_mig_apart() -> None:
-    env = _env([WHOLE_A100, MIG_A100], {"a100-80gb": 16})  # 2 whole + 2 x 7 instances
-    [row] = [r for r in capacity_rows(env.pools, env.spec.teams) if r.accelerator == "nvidia-a100-80gb"]
-    assert row.chips_max == 2 + 14
+def test_mig_instances_and_whole_gpus_are_quotas_of_their_own() -> None:
+    """W3: a team says how many whole GPUs and how many MIG instances it may use; each flavor's quota
+    is in its own unit (on main, ``a100-80gb: 16`` became 2 whole GPUs + 14 MIG instances)."""
+    env = _env([WHOLE_A100, MIG_A100], {"a100-80gb": 2, "a100-80gb-mig-1g-10gb": 14})
+    rows = {r.accelerator: r for r in capacity_rows(env.pools, env.spec.teams)}
+    assert (rows["nvidia-a100-80gb"].chips_max, rows["nvidia-a100-80gb/mig-1g-10gb"].chips_max) == (2, 14)
     plan = queue_plan_of(env)
     assert plan is not None
-    a100 = {f.name: f for f in plan.flavors if f.accelerator == "nvidia-a100-80gb"}
-    assert len(a100) == 2, "a whole-GPU pool and a MIG pool of one model share no flavor"
-    mig = next(f for f in a100.values() if f.pools == ("a100-mig",))
-    whole = next(f for f in a100.values() if f.pools == ("a100",))
+    by_pool = {f.pools: f for f in plan.flavors}
+    whole, mig = by_pool[("a100",)], by_pool[("a100-mig",)]
     assert ("cloud.google.com/gke-gpu-partition-size", "1g.10gb") in mig.node_labels
     assert (mig.chips_max, whole.chips_max) == (14, 2)
     [team] = plan.teams
-    assert sum(team.quota(f.name).nominal for f in a100.values()) == 16
+    assert (team.quota(whole.name).nominal, team.quota(mig.name).nominal) == (2, 14)
+
+
+def test_a_quota_in_the_wrong_unit_names_every_field_value_and_the_units_there_are() -> None:
+    with pytest.raises(ConfigError) as err:
+        _env([WHOLE_A100, MIG_A100], {"a100-80gb": 16, "a100-80gb-mig-2g-5gb": 1, "t4-ts4": 2})
+    text = str(err.value)
+    # 2g.5gb is no MIG size of an A100 80GB (NVIDIA's MIG profiles, README source MIG)
+    assert "teams[0].accelerators.a100-80gb-mig-2g-5gb: 'a100-80gb-mig-2g-5gb' is not a GPU model, split GPU" in text
+    assert "teams[0].accelerators.t4-ts4: 2 is a quota for nvidia-tesla-t4/ts4, which no pool" in text
+    assert "valid: a100-80gb, a100-80gb-mig-1g-10gb" in text
+    assert "team quotas for nvidia-a100-80gb add up to 16 GPUs, but the pools provide at most 2" in text

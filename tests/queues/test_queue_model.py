@@ -71,6 +71,7 @@ def test_flavors_come_from_the_pool_plans() -> None:
         "cloud.google.com/gke-accelerator": "nvidia-l4",
         "cloud.google.com/gke-spot": "true",
         "gke-accel/capacity": "spot",
+        "gke-accel/gpu-unit": "whole",
     }
     # every taint of every pool is tolerated by its flavor, and nothing else
     for flavor in flavors.values():

@@ -54,7 +54,7 @@ def edit_config(repo: Path, env: str, change: Any) -> None:
 
 def run_cli(repo: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
     monkeypatch.chdir(repo)
-    return main(["review", "--no-policy", "--outdir", str(repo / "cdktf.out"), *args])
+    return main(["review", "--no-policy", "--replay", "never", "--outdir", str(repo / "cdktf.out"), *args])
 
 
 def test_review_against_head_of_an_unchanged_tree_is_no_change(

@@ -56,7 +56,10 @@ def test_dropping_the_l4_ladder_lists_the_serving_deployment_that_stops_scheduli
 
 def test_a_change_that_keeps_every_workload_schedulable_lists_none() -> None:
     bigger = copy.deepcopy(STAGING)
-    next(p for p in bigger["gpu_pools"] if p["name"] == "l4-serve")["max_nodes"] = 6  # the on-demand rung grows
+    # the Spot rung grows by one VM: the teams' shares still fill reservation 2, on-demand 1, Spot 2
+    # (config/staging.yaml), so every L4 workload keeps its pools. (Growing the on-demand rung instead
+    # moves serving's Spot share onto it: the Spot rung then has no quota and is a change the review lists.)
+    next(p for p in bigger["gpu_pools"] if p["name"] == "l4-spot")["max_nodes"] = 3
     assert workload_changes(plan(STAGING), plan(bigger), ROOT / "examples") == []
     assert workload_changes(plan(STAGING), plan(STAGING), ROOT / "examples") == []
 
@@ -101,7 +104,8 @@ def test_review_of_a_branch_dropping_the_l4_ladder_names_the_serving_deployment(
     (repo / "config" / "staging.yaml").write_text(yaml.safe_dump(without_ladder(), sort_keys=False))
     git(repo, "commit", "-q", "-am", "staging: no L4 ladder")
     monkeypatch.chdir(repo)
-    args = ["review", "--no-policy", "--env", "staging", "--outdir", str(repo / "cdktf.out"), "--base", "main"]
+    out = str(repo / "cdktf.out")  # no queue replay here: tests/review/test_review_replay.py
+    args = ["review", "--no-policy", "--replay", "never", "--env", "staging", "--outdir", out, "--base", "main"]
     assert main([*args, "--json", str(tmp_path / "review.json")]) == 2
     markdown = capsys.readouterr().out
     assert "will not after this change" in markdown  # the warning box at the top

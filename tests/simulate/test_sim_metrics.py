@@ -51,7 +51,10 @@ def test_per_team_counts_and_waits(m) -> None:  # type: ignore[no-untyped-def]
     x, y = m.teams["x"].summary(), m.teams["y"].summary()
     assert (x["submitted"], x["admitted"], x["admissions"], x["preempted"], x["finished"]) == (2, 2, 3, 1, 2)
     assert (y["submitted"], y["admitted"], y["admissions"], y["preempted"], y["finished"]) == (3, 2, 2, 0, 2)
-    assert (x["wait_p50_h"], x["wait_p95_h"], x["wait_max_h"]) == (0, 0, 0)
+    # x waits: a 0; b 0 to its first admission, then requeued by its preemption at 1 h until 2 h: 1 h in all.
+    # Nearest rank of [0, 1]: p50 = 1st = 0, p95 = 2nd = 1 (the worst of two); first admissions alone: 0, 0
+    assert (x["wait_p50_h"], x["wait_p95_h"], x["wait_max_h"]) == (0, 1, 1)
+    assert (x["first_wait_p50_h"], x["first_wait_p95_h"], x["waits_n"], x["wait_p95_is_max"]) == (0, 0, 2, True)
     # y waits: e 0, c 0, d never admitted: counted until the end of the log (4 h) from 1 h = 3 h.
     # nearest rank of [0, 0, 3]: p50 = 2nd = 0, p95 = 3rd = 3
     assert (y["wait_p50_h"], y["wait_p95_h"], y["wait_max_h"], y["never_admitted"]) == (0, 3, 3, 1)

@@ -51,14 +51,17 @@ def job(ns: str, resources: dict[str, str], selector: dict[str, str], **spec: An
             {
                 "name": "main",
                 "image": "registry.example.com/train:1",
-                "resources": {"requests": {"cpu": "2", "memory": "8Gi", **resources}, "limits": resources or None},
+                # cpu/memory limits too: the namespaces' LimitRange gives a container without them its default
+                # limits (1 cpu, 2Gi), below these requests, and the API server refuses the pod (W4c)
+                "resources": {
+                    "requests": {"cpu": "2", "memory": "8Gi", **resources},
+                    "limits": {"cpu": "2", "memory": "8Gi", **resources},
+                },
                 "securityContext": RESTRICTED,
             }
         ],
         **spec.pop("pod", {}),
     }
-    if not resources:
-        del pod["containers"][0]["resources"]["limits"]
     meta: Doc = {"name": spec.pop("name", "case"), "namespace": ns, "labels": spec.pop("labels", {})}
     return {
         "apiVersion": "batch/v1",
@@ -98,12 +101,23 @@ def test_cpu_only_pod_selecting_an_accelerator_pool_does_not_tolerate_its_taint(
 
 
 def test_admission_adds_only_accelerator_tolerations_not_spot() -> None:
-    """dev's v5e pool is Spot: GKE adds the google.com/tpu toleration, not cloud.google.com/gke-spot."""
+    """dev's v5e pool is Spot: GKE adds the google.com/tpu toleration, not cloud.google.com/gke-spot; without
+    Kueue (dev's config less ``queues:``) nothing else adds it, and the pod is refused by the Spot taint."""
     sel = {"cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice", "cloud.google.com/gke-tpu-topology": "2x2"}
-    report = lint(env("dev"), job("nlp", {"google.com/tpu": "4"}, sel))
+    data = yaml.safe_load(Path("config/dev.yaml").read_text(encoding="utf-8"))
+    del data["queues"]
+    report = lint(load_environment_text(to_yaml(data)), job("nlp", {"google.com/tpu": "4"}, sel))
     errors = messages(report)
     assert any("does not tolerate cloud.google.com/gke-spot=true:NoSchedule" in m for m in errors), errors
     assert not any("google.com/tpu=present" in m for m in errors)
+
+
+def test_kueue_adds_its_flavors_tolerations_and_labels() -> None:
+    """W4a: dev uses Kueue, whose Spot flavor adds the Spot toleration (and its node labels) to the pods it
+    admits: the same Job runs there (real engines: tests/e2e/test_lint_agrees.py)."""
+    sel = {"cloud.google.com/gke-tpu-accelerator": "tpu-v5-lite-podslice", "cloud.google.com/gke-tpu-topology": "2x2"}
+    report = lint(env("dev"), job("nlp", {"google.com/tpu": "4"}, sel))
+    assert report.ok, report.render()
 
 
 # --- p01: the Job controller's labels -----------------------------------------------------------------
@@ -194,7 +208,9 @@ def test_a_flavor_with_no_nominal_quota_in_the_cohort_is_never_admitted() -> Non
     docs = copy.deepcopy(tpu_job())
     docs["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "team"}
     bad = lint(kueue_test_env(16), docs)
-    assert any("Kueue flavor v5e-2x2-spot" in m and "Kueue never admits it" in m for m in messages(bad)), bad.render()
+    assert any("v5e-2x2-spot: team nlp has no quota there" in m and "stays pending" in m for m in messages(bad)), (
+        bad.render()
+    )
     assert lint(kueue_test_env(32), docs).ok  # 16 nominal on each flavor
 
 

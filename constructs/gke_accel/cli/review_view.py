@@ -21,6 +21,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     from gke_accel.review.compare import review_git
     from gke_accel.review.git_base import BaseError
     from gke_accel.review.render import failure_markdown, to_json, to_markdown
+    from gke_accel.review.replay import ReplaySettings
 
     # Fail in a second, before any synthesis, on a config error in the working tree (an unknown base
     # ref is reported by review_git before it synthesizes anything either).
@@ -40,6 +41,7 @@ def cmd_review(args: argparse.Namespace) -> int:
             names=args.env or None,
             policy=not args.no_policy,
             force_subprocess=args.base_subprocess,
+            replay=ReplaySettings(mode=args.replay, hours=args.replay_hours, budget=args.replay_budget),
         )
     except BaseError as err:
         print(f"review: {err}", file=sys.stderr)
@@ -77,4 +79,34 @@ def register(sub: Subcommands) -> None:
     p.add_argument("--fail-on-destroy", action="store_true", help="exit 3 when anything is destroyed or replaced")
     p.add_argument("--no-policy", action="store_true", help="skip the checkov comparison")
     p.add_argument("--base-subprocess", action="store_true", help="synthesize the base in a separate process (slower)")
+    p.add_argument(
+        "--replay",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="queue replay through the twin: when admission changes (auto, default), always, never",
+    )
+    p.add_argument(
+        "--replay-hours",
+        type=_positive,
+        default=12.0,
+        metavar="H",
+        help="hours of the standard trace replayed (default 12)",
+    )
+    p.add_argument(
+        "--replay-budget",
+        type=_positive,
+        default=600.0,
+        metavar="S",
+        help="wall seconds for every replay of the review; past it the replay is skipped (default 600)",
+    )
     p.set_defaults(func=cmd_review)
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not (0 < value <= 10_000):  # nan fails too
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number above 0 and at most 10000")
+    return value

@@ -14,6 +14,7 @@ from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, Subcommands, 
 from gke_accel.model import ConfigError, ConfigIssue, load_environment
 from gke_accel.model.core.input_files import MAX_TRACE_JOBS, finite_in
 from gke_accel.simulate import events, generate, report, trace
+from gke_accel.simulate.api import ApiError
 from gke_accel.simulate.failures import MAX_FAILURES
 from gke_accel.simulate.objects import check_trace
 from gke_accel.simulate.policy import POLICIES
@@ -67,7 +68,11 @@ def register(sub: Subcommands) -> None:
         "gke-accel simulate --env staging --trace jobs.csv --clock wall --compression 300",
         details="Starts the twin (etcd, kube-apiserver, scheduler, kwok nodes, Kueue, JobSet), submits each job "
         "at its time (the virtual clock jumps from event to event once the control plane has settled; --clock "
-        "wall: compressed wall time), and reports utilization, waits, borrowing and lost work. docs/simulate.md.",
+        "wall: compressed wall time), and reports utilization, waits (re-queueing included), goodput, borrowing and "
+        "lost work. Measured on the real controllers: admission, flavor, borrowing, preemption, restarts, and so "
+        "every utilization, wait and goodput. Inputs, not measured: each job's run time (the trace), the "
+        "checkpoint loss (work since the last checkpoint is lost), node losses (drawn at --node-failures, "
+        "detected at once: no node-lifecycle controller runs) and their 10-minute repair. docs/simulate.md.",
     )  # fmt: skip
     p.add_argument("--env", required=True, help="environment name (config/<env>.yaml)")
     p.add_argument("--config-dir", default="config", help="folder with <env>.yaml files (default: config)")
@@ -78,7 +83,9 @@ def register(sub: Subcommands) -> None:
     p.add_argument("--days", type=float, default=7.0, help="--generate: simulated days (default 7)")
     p.add_argument("--load", type=float, default=0.9, help="--generate: offered work / capacity (default 0.9)")
     p.add_argument("--policy", choices=POLICIES, default="cohort", help="cohort (as configured) or static")
-    p.add_argument("--node-failures", type=float, default=0.0, metavar="RATE", help="node losses per simulated day")
+    p.add_argument("--node-failures", type=float, default=0.0, metavar="RATE",
+                   help="node losses per simulated day (an input: each lost slice or node is deleted at once, "
+                   "its pods fail, and it is back 10 simulated minutes later)")  # fmt: skip
     p.add_argument(
         "--clock",
         choices=CLOCKS,
@@ -178,6 +185,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     try:
         out = simulate(args.env, jobs, opts, config_dir=Path(args.config_dir),
                        on_step=lambda s: print(f"simulate: {s}", file=sys.stderr, flush=True))  # fmt: skip
+    except ApiError as err:  # the run's API calls, each tried again a bounded number of times
+        print(f"simulate: the twin's API server failed during the run: {err}", file=sys.stderr)
+        return EXIT_ERROR
     except (TwinError, FileNotFoundError, RuntimeError, TimeoutError, OSError, subprocess.CalledProcessError) as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         print(f"simulate: the twin cannot start: {first[:300]}", file=sys.stderr)

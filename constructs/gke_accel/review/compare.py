@@ -14,6 +14,7 @@ from .build import SideResult, synth_current
 from .diff import diff_stack
 from .git_base import BaseError, git, resolve, synth_base, worktree
 from .model import Review, StackReview
+from .replay import ReplaySettings, add_replay
 from .safety import safety_items
 from .scans import CheckovZygote, add_policy, start_scan
 from .workloads import add_workloads
@@ -67,13 +68,22 @@ def _examples(config_dir: Path) -> Path | None:
 
 
 def review_config_dirs(
-    base_config: Path, head_config: Path, workdir: Path, *, policy: bool = False, names: list[str] | None = None
+    base_config: Path,
+    head_config: Path,
+    workdir: Path,
+    *,
+    policy: bool = False,
+    names: list[str] | None = None,
+    replay: ReplaySettings | None = None,
 ) -> Review:
-    """Two config folders synthesized with the code loaded now: the review without git."""
+    """Two config folders synthesized with the code loaded now: the review without git (no queue
+    replay unless ``replay`` says how)."""
     base = synth_current("base", base_config, workdir / "base", names)
     head = synth_current("head", head_config, workdir / "head", names)
     review = compare_sides(base, head, base_ref=str(base_config), head_ref=str(head_config))
     add_workloads(review, base_config, head_config, names, _examples(head_config))
+    if replay is not None:
+        add_replay(review, base_config, head_config, (base.stacks, head.stacks), replay, names)
     if policy:
         add_policy(review, base, head)
     return review
@@ -88,6 +98,7 @@ def review_git(
     policy: bool = True,
     force_subprocess: bool = False,
     repo: Path | None = None,
+    replay: ReplaySettings | None = None,
 ) -> Review:
     """The working tree (head) against ``base_ref``, checked out in a temporary worktree.
 
@@ -123,6 +134,9 @@ def review_git(
             )
             # the workloads teams would submit, linted against both configs (review/workloads.py)
             add_workloads(review, root / relative_config, head_config, names, _examples(repo / "config"))
+            # the queue replay where admission changes (review/replay.py), while the base's config exists
+            if replay is not None:
+                add_replay(review, root / relative_config, head_config, (base.stacks, head.stacks), replay, names)
         review.notes[:0] = notes or [f"base synthesized {base.method}"]
         if policy:
             add_policy(review, base, head, head_scan=head_scan, runner=runner)

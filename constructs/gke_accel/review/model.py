@@ -177,6 +177,7 @@ class StackReview:
     safety: list[SafetyItem] = field(default_factory=list)
     workloads: list[WorkloadChange] = field(default_factory=list)  # review/workloads.py
     touched_teams: tuple[str, ...] | None = None  # teams whose own config changed (None: not compared)
+    replay: Any = None  # replay.ReplaySection: the queue replay of base and head (None: not asked)
 
     def count(self, action: Action) -> int:
         return sum(1 for c in self.changes if c.action == action)

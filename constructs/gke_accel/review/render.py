@@ -9,6 +9,7 @@ from .ladder import ladder_section
 from .model import Review, StackReview
 from .render_changes import attribute_table, blocks_section, change_group, who
 from .render_json import to_dict, to_json
+from .render_replay import replay_section
 from .summary import summary_line, summary_lines
 from .tables import capacity_section, cost_section, queue_changes
 
@@ -56,10 +57,11 @@ def stack_markdown(stack: StackReview, *, policy_checked: bool, level: int = 0) 
     out = ["", f"### `{stack.name}`: {summary_line(stack).split(': ', 1)[1]}"]
     if stack.error:
         out += ["", "```", stack.error.strip(), "```"]
-    if stack.has_changes or stack.status != "unchanged":
+    if stack.has_changes or stack.status != "unchanged" or _replayed(stack):
         out += capacity_section(stack.before, stack.after)
         out += workload_section(stack)
         out += queue_changes(stack.before, stack.after, stack.touched_teams)
+        out += replay_section(stack.replay)
         out += ladder_section(stack.before, stack.after)
         out += cost_section(stack.before, stack.after)
     ordered = stack.ordered_changes()
@@ -87,6 +89,11 @@ def _safety_section(review: Review) -> list[str]:
     return out
 
 
+def _replayed(stack: StackReview) -> bool:
+    """A replay ran or was skipped (``review --replay always`` on an unchanged stack)."""
+    return stack.replay is not None and stack.replay.status != "not needed"
+
+
 def _render(review: Review, level: int) -> str:
     out = [MARKER, "## gke-accel plan review", "", f"Base `{review.base_ref}` → head `{review.head_ref}`", ""]
     if review.errors:
@@ -108,7 +115,7 @@ def _render(review: Review, level: int) -> str:
         out += [f"> - `{env}`: {w.team + ': ' if w.team else ''}`{w.workload}`: {w.reason}" for env, w in broken]
     out += _safety_section(review)
     for stack in review.stacks:
-        if stack.has_changes or stack.new_findings or stack.resolved_findings:
+        if stack.has_changes or stack.new_findings or stack.resolved_findings or _replayed(stack):
             out += stack_markdown(stack, policy_checked=review.policy_checked, level=level)
     if level:
         out += ["", "<sub>Long lists shortened to fit a GitHub comment; the JSON review has every change.</sub>"]

@@ -85,6 +85,7 @@ def to_dict(review: Review, *, fail_on_destroy: bool = False) -> dict[str, Any]:
                     for w in s.workloads
                 ],
                 "touched_teams": None if s.touched_teams is None else list(s.touched_teams),
+                "replay": s.replay.as_dict() if s.replay is not None else None,
                 "policy": {
                     "new": [finding(f) for f in s.new_findings],
                     "resolved": [finding(f) for f in s.resolved_findings],

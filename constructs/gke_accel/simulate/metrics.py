@@ -5,9 +5,15 @@ after last week's work) that no number counts, though the series shows it.
 - utilization: chip-seconds held by Running pods / (capacity x window), per flavor and per resource
   (TPU chips, GPUs); plus a sampled series over [0, horizon) (utilization per flavor, queue depth per team);
 - per team, of the jobs submitted in the window: submitted, admitted (at least once), admissions,
-  finished; wait = first admission - submission (a job never admitted counts its wait until the end of
-  the log, ``censored``); p50/p95/max by nearest rank (the ceil(p n)-th smallest); and of every job, the
-  evictions in the window: preempted (by preemption), node failures;
+  finished; wait = all the time the job waited for quota: from submission to its first admission, plus
+  from each eviction (preemption, node loss) to its next admission (a job still waiting at the end of
+  the log counts its wait until then, ``censored``); ``first_wait``: only the first; p50/p95/max by
+  nearest rank (the ceil(p n)-th smallest): with fewer than 20 jobs the p95 is the worst one, and the
+  summary says so (``wait_p95_is_max``); and of every job, the evictions in the window: preempted (by
+  preemption), node failures;
+- goodput per team: chip-hours its jobs' pods ran / chip-hours its jobs asked for while waiting or
+  holding quota (a job asks for its chips from submission to finish; the anchor: Google's fleet
+  scheduling goodput, above 95%);
 - borrowed: chip-hours of quota (admitted chips) above the team's nominal, per flavor; lent: the
   borrowed chip-hours of the flavor at each moment, split among the teams below their nominal in
   proportion to their idle nominal chips;
@@ -34,6 +40,11 @@ def percentile(values: Sequence[float], p: float) -> float:
     return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
+def p95_is_max(n: int) -> bool:
+    """Nearest-rank p95 of ``n`` values is the largest (n < 20): say "worst of n", not "p95"."""
+    return n > 0 and math.ceil(0.95 * n) >= n
+
+
 @dataclass
 class TeamStats:
     submitted: int = 0
@@ -42,7 +53,10 @@ class TeamStats:
     preempted: int = 0
     node_failures: int = 0
     finished: int = 0
-    waits: list[float] = field(default_factory=list)  # seconds, one per submitted job
+    waits: list[float] = field(default_factory=list)  # seconds, one per submitted job, re-queueing included
+    first_waits: list[float] = field(default_factory=list)  # seconds: submission to first admission
+    ran: float = 0.0  # chip-hours of Running pods (in the window)
+    asked: float = 0.0  # chip-hours asked for: jobs waiting or holding quota (in the window)
     censored: int = 0  # jobs still waiting at the end
     borrowed: float = 0.0  # chip-hours
     lent: float = 0.0  # chip-hours
@@ -54,6 +68,11 @@ class TeamStats:
             "preempted": self.preempted, "node_failures": self.node_failures, "finished": self.finished,
             "wait_p50_h": percentile(self.waits, 50) / HOUR, "wait_p95_h": percentile(self.waits, 95) / HOUR,
             "wait_max_h": max(self.waits, default=0.0) / HOUR, "never_admitted": self.censored,
+            "waits_n": len(self.waits), "wait_p95_is_max": p95_is_max(len(self.waits)),
+            "first_wait_p50_h": percentile(self.first_waits, 50) / HOUR,
+            "first_wait_p95_h": percentile(self.first_waits, 95) / HOUR,
+            "ran_chip_h": self.ran, "asked_chip_h": self.asked,
+            "goodput": self.ran / self.asked if self.asked else 0.0,
             "borrowed_chip_h": self.borrowed, "lent_chip_h": self.lent, "lost_chip_h": self.lost,
         }  # fmt: skip
 
@@ -64,8 +83,9 @@ class Metrics:
     utilization: dict[str, float]  # flavor -> share
     by_resource: dict[str, float]  # google.com/tpu | nvidia.com/gpu -> share
     teams: dict[str, TeamStats]
-    series: list[dict[str, object]]  # {"t_h", "util": {flavor: share}, "pending": {team: n}}
+    series: list[dict[str, object]]  # {"t_h", "util": {flavor: share}, "pending": {team: n}, "held": {team: {..}}}
     start: float = 0.0  # simulated seconds of warm-up before the window
+    marks: list[tuple[float, str, str]] = field(default_factory=list)  # (t_h, team, preempted | node-failure)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -75,6 +95,7 @@ class Metrics:
             "utilization_by_resource": self.by_resource,
             "teams": {t: s.summary() for t, s in sorted(self.teams.items())},
             "series": self.series,
+            "evictions": [{"t_h": t, "team": team, "cause": cause} for t, team, cause in self.marks],
         }
 
 
@@ -96,11 +117,18 @@ def compute(
     held: dict[str, tuple[str, str, int]] = {}  # job -> (team, flavor, chips)
     submitted: dict[str, float] = {}
     first_admit: dict[str, float] = {}
+    waiting_since: dict[str, float] = {}  # job -> when it last began to wait (submission or eviction)
+    waited: dict[str, float] = defaultdict(float)  # job -> seconds waited before its current wait
+    team_of = {ev.job: ev.team for ev in ordered}
+    chips_of: dict[str, int] = defaultdict(int)  # job -> chips it asks for (the largest any event names)
+    for ev in ordered:
+        chips_of[ev.job] = max(chips_of[ev.job], ev.chips)
     pending: dict[str, str] = {}  # job -> team
     area: dict[str, float] = defaultdict(float)
     end = max([horizon, *(e.t for e in ordered)])
     step = horizon / samples if samples else horizon
     series: list[dict[str, object]] = []
+    marks: list[tuple[float, str, str]] = []
     next_sample = 0.0
 
     def sample(t: float) -> None:
@@ -110,8 +138,17 @@ def compute(
         depth = {team: 0 for team in sorted(set(nominal) | set(teams))}
         for team in pending.values():
             depth[team] = depth.get(team, 0) + 1
+        run: dict[tuple[str, str], int] = defaultdict(int)  # (team, flavor) -> chips of Running pods
+        for job, (f, c) in running.items():
+            run[(team_of[job], f)] += c
+        held = {team: {"own": 0, "borrowed": 0} for team in depth}
+        for (team, f), c in run.items():
+            own = min(c, nominal.get(team, {}).get(f, 0))
+            held.setdefault(team, {"own": 0, "borrowed": 0})
+            held[team]["own"] += own
+            held[team]["borrowed"] += c - own
         series.append({"t_h": t / HOUR, "util": {f: util[f] / capacity[f] for f in capacity if capacity[f]},
-                       "pending": depth})  # fmt: skip
+                       "pending": depth, "held": held})  # fmt: skip
 
     def advance(t0: float, t1: float) -> None:
         a, b = max(start, t0), min(horizon, t1)
@@ -120,6 +157,10 @@ def compute(
         dt = b - a
         for f, c in running.values():
             area[f] += c * dt
+        for job, (_, c) in running.items():
+            teams[team_of[job]].ran += c * dt / HOUR
+        for job in set(pending) | set(held):
+            teams[team_of[job]].asked += chips_of[job] * dt / HOUR
         use: dict[tuple[str, str], int] = defaultdict(int)
         for team, f, c in held.values():
             use[(team, f)] += c
@@ -150,21 +191,27 @@ def compute(
             s.submitted += counted
             submitted[e.job] = e.t
             pending[e.job] = e.team
+            waiting_since[e.job] = e.t
         elif e.type == "admitted":
             s.admissions += counted
+            if e.job in waiting_since:
+                waited[e.job] += e.t - waiting_since.pop(e.job)
             if e.job not in first_admit:
                 first_admit[e.job] = e.t
                 if counted:
                     s.admitted += 1
-                    s.waits.append(e.t - submitted.get(e.job, e.t))
+                    s.first_waits.append(e.t - submitted.get(e.job, e.t))
             held[e.job] = (e.team, e.flavor, e.chips)
             pending.pop(e.job, None)
+            if e.job in running and not running[e.job][0]:  # Running seen before its admission (a log of
+                running[e.job] = (e.flavor, running[e.job][1])  # an older runner): its chips count from here
         elif e.type == "running":
             if e.chips:
                 running[e.job] = (e.flavor or held.get(e.job, ("", "", 0))[1], e.chips)
             else:
                 running.pop(e.job, None)
         elif e.type == "evicted":
+            marks.append((e.t / HOUR, e.team, e.detail))
             if e.t >= start:
                 s.preempted += e.detail == "preempted"
                 s.node_failures += e.detail == "node-failure"
@@ -173,15 +220,25 @@ def compute(
             running.pop(e.job, None)
             held.pop(e.job, None)
             pending[e.job] = e.team
+            waiting_since.setdefault(e.job, e.t)
         elif e.type == "finished":
             s.finished += counted
             running.pop(e.job, None)
             held.pop(e.job, None)
             pending.pop(e.job, None)
+            if counted:
+                s.waits.append(waited[e.job])
+            waiting_since.pop(e.job, None)
     for job, team in pending.items():
+        if job in waiting_since:
+            waited[job] += end - waiting_since.pop(job)
         if job not in first_admit and submitted.get(job, end) >= start:
             teams[team].censored += 1
-            teams[team].waits.append(end - submitted.get(job, end))
+            teams[team].first_waits.append(end - submitted.get(job, end))
+    finished = {e.job for e in ordered if e.type == "finished"}
+    for job in submitted:  # every job of the window not finished: its waits so far (censored at the end)
+        if job not in finished and submitted[job] >= start:
+            teams[team_of[job]].waits.append(waited[job])
     window = horizon - start
     util = {f: area[f] / (c * window) if c and window > 0 else 0.0 for f, c in capacity.items()}
     by_res: dict[str, float] = {}
@@ -191,4 +248,4 @@ def compute(
         by_res[res] = sum(area[f] for f in flavors) / (cap * window) if cap and window > 0 else 0.0
     for team in nominal:
         teams[team]  # every team of the environment has a row, with or without jobs
-    return Metrics(horizon, util, by_res, dict(teams), series, start)
+    return Metrics(horizon, util, by_res, dict(teams), series, start, marks)

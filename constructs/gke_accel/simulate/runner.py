@@ -145,7 +145,7 @@ class Runner:
                 for obj in st.sub.objects:
                     self.api.create(obj)
                 st.submitted = True
-                self.log(now, st, "submitted")
+                self.log(now, st, "submitted", chips=st.sub.chips)
         for due, names in [r for r in self.repairs if r[0] <= reach]:  # before new losses: each lasts a step
             failures.restore_nodes(self.api, self.saved_nodes, names)
             self.repairs.remove((due, names))
@@ -153,13 +153,15 @@ class Runner:
             self.fail(now, self.failures.pop(0).nodes)
 
     def observe(self, now: float) -> tuple[dict[tuple[str, str], Obj], list[Obj]]:
-        """One poll: the Workloads (by namespace and owner name) and the trace's pods, each job followed."""
+        """One poll: the Workloads (by namespace and owner name) and the trace's pods, each job followed.
+        The pods are listed first: a pod seen Running had its Workload's quota reserved before, so the
+        Workloads listed after show the admission (and its flavor) that the run is accounted under."""
+        pods = self.api.items(f"/api/v1/pods?labelSelector={JOB_LABEL}")
         workloads = {}
         for wl in self.api.items(f"{KUEUE}/workloads"):
             for ref in wl["metadata"].get("ownerReferences", []):
                 workloads[(wl["metadata"]["namespace"], ref["name"])] = wl
         running: dict[str, int] = {}
-        pods = self.api.items(f"/api/v1/pods?labelSelector={JOB_LABEL}")
         for pod in pods:
             if pod["status"].get("phase") == "Running" and "deletionTimestamp" not in pod["metadata"]:
                 name = pod["metadata"]["labels"][JOB_LABEL]

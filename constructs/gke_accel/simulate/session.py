@@ -50,6 +50,13 @@ class Outcome:
     startup_wall: float
 
 
+def trace_window(jobs: Sequence[TraceJob]) -> float:
+    """The utilization window's end without ``until``: the latest submit + duration of the trace, the
+    earliest its work could all be done. It depends on the trace only, so two policies run on one trace
+    are divided by one window (each run's own makespan would favour the policy that finishes later)."""
+    return max((j.submit + j.duration for j in jobs), default=0.0)
+
+
 def start_twin(env: str, state: Path, config_dir: Path, on_step: Callable[[str], None]) -> Any:
     """The twin (``gke_accel.twin.Twin``): running, with ``.kubeconfig``, ``.plan`` and ``stop()``; raises
     ``TwinError`` (one line for the user, e.g. the binaries to build) when it cannot start."""
@@ -135,7 +142,7 @@ def _simulate(
                                     f"quota and can never be admitted; each waits to the end: {', '.join(never[:5])}"
                                     + (", ..." if len(never) > 5 else ""))  # fmt: skip
         result = runner.run()
-        horizon = opts.until if opts.until is not None else result.until
+        horizon = opts.until if opts.until is not None else trace_window(jobs)
         m = metrics.compute(result.events, horizon=horizon, capacity=capacity, resource_of=resource_of,
                             nominal=nominal, start=opts.warmup)  # fmt: skip
     finally:

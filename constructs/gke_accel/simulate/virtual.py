@@ -7,7 +7,9 @@ settled (``settle``) before the next jump. Every change it sees while settling (
 evicted, finished) is logged at the jump's simulated time: the control plane reacts in 0 simulated
 seconds, however loaded the machine.
 
-Settled: nothing is mid-chain (a submitted job without its Workload or one Kueue has not yet tried, a
+Settled: nothing is mid-chain (a submitted job without its Workload or one Kueue has not yet tried (a
+Workload without a QuotaReserved condition for less than ``quiet``: Kueue 0.19 sets one aside without a
+condition when an equivalent one found no fit, so after that it counts as waiting for quota), a
 Workload with quota reserved whose pods are not all Running or that is being evicted, pods terminating,
 a pod Pending while no node is down), and what may still move on its own has had ``quiet`` wall seconds:
 a Workload waiting for quota, since quota was last released (a Workload finished, evicted or gone:
@@ -112,6 +114,7 @@ class VirtualRunner(Runner):
         self.holders: set[tuple[str, str]] = set()  # Workloads holding quota at the last poll
         self.released = -float("inf")  # wall time at which a poll last saw quota released
         self.deleting: dict[str, float] = {}  # pod (namespace/name) -> wall time first seen deleted, not ended
+        self.first_seen: dict[str, float] = {}  # job -> wall time its Workload was first seen without a verdict
         self.stamp = -1  # the wall second (API timestamp) of the last poll that saw a change
         self.why = ""  # what the last busy poll waited for
         self.unsettled: list[str] = []  # at a bound hit: the simulated time and what it waited for
@@ -211,7 +214,7 @@ class VirtualRunner(Runner):
                 self.released = t
             self.holders = holders
             self.end_stuck(pods, t)
-            busy, queued, waiting = self.state(workloads, pods)
+            busy, queued, waiting = self.state(workloads, pods, t)
             if (
                 not moved
                 and not busy
@@ -233,7 +236,7 @@ class VirtualRunner(Runner):
         self.timing["settle"] += took
         self.timing["settle_max"] = max(self.timing["settle_max"], took)
 
-    def state(self, workloads: Workloads, pods: Sequence[Obj]) -> tuple[bool, bool, bool]:
+    def state(self, workloads: Workloads, pods: Sequence[Obj], now_wall: float = 0.0) -> tuple[bool, bool, bool]:
         """(busy: a chain is under way; queued: a Workload waits for quota; waiting: pods wait for nodes)."""
         by_job: dict[str, list[Obj]] = {}
         for pod in pods:
@@ -246,7 +249,15 @@ class VirtualRunner(Runner):
             if not st.submitted or st.finished:
                 continue
             wl = workloads.get((st.sub.namespace, name))
-            if wl is None or _status(wl, "QuotaReserved")[0] == "":
+            untried = wl is not None and _status(wl, "QuotaReserved")[0] == ""
+            if untried and now_wall - self.first_seen.setdefault(name, now_wall) >= self.quiet:
+                # Kueue 0.19 (SchedulingEquivalenceHashing, on by default) puts a new Workload equivalent
+                # to one that found no fit straight among the inadmissible ones and writes no condition
+                # (UnadmittedWorkloadsExplicitStatus is off): a Workload Kueue's scheduler has not admitted
+                # within the quiet period waits for quota like any other
+                queued = True
+                continue
+            if wl is None or untried:
                 conds = ", ".join(f"{c.get('type')} {c.get('status')} {c.get('reason', '')}".strip()
                                   for c in (wl or {}).get("status", {}).get("conditions", []) or [])  # fmt: skip
                 tried = f"Workload not yet tried ({conds or 'no conditions'})"

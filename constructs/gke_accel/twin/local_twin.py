@@ -27,6 +27,7 @@ from typing import Any
 
 from gke_accel.model import EnvironmentPlan, load_environment
 from gke_accel.model.queues.install import JOBSET, KUEUE
+from gke_accel.twin.binaries import PortRangeError, port_range
 from gke_accel.twin.client import kubectl_binary
 from gke_accel.twin.cluster import CONTROL_PLANE, LocalCluster, find_binaries
 from gke_accel.twin.environment import EnvironmentRun
@@ -150,6 +151,10 @@ class Twin:
         t0 = time.monotonic()
         state = Path(state).resolve()
         config = Path(config_dir or "config").resolve()
+        try:
+            port_range()  # a bad $GKE_ACCEL_TWIN_PORTS is one line before anything starts
+        except PortRangeError as exc:
+            raise TwinError(str(exc)) from None
         try:
             with state_lock(state, "up"):  # held for the whole start: a second `twin up` here is refused
                 return cls._start(env, state, config, t0, per_pool=per_pool, detached=detached, on_step=on_step)

@@ -40,7 +40,7 @@ def capacity_rows(
         if pool.kind == "system":
             continue
         low, high = advertised_bounds(pool, catalog)  # MIG instances and shared slots, as nodes advertise
-        entry = bounds.setdefault((pool.resource, pool.accelerator), [0, 0])
+        entry = bounds.setdefault((pool.resource, pool.unit), [0, 0])
         entry[0] += low
         entry[1] += high
     quotas: dict[tuple[str, str], dict[str, int]] = {}

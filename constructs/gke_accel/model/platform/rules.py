@@ -16,7 +16,7 @@ from gke_accel.model.platform.reserved import RESERVED_HELP, reserved_reason
 from gke_accel.model.platform.spec import PlatformSpec
 from gke_accel.model.pools.node_pool import NodePoolPlan
 from gke_accel.model.pools.spec import GpuPoolSpec
-from gke_accel.model.teams.accelerators import accelerator_key, accelerator_name
+from gke_accel.model.teams.accelerators import SPLIT_HELP, accelerator_key, accelerator_name
 from gke_accel.model.teams.compute import needed_compute, nominal_chips
 from gke_accel.model.teams.ingress import check_ingress_from
 from gke_accel.model.teams.plan import team_namespace as team_namespace
@@ -127,8 +127,8 @@ def _check_teams(
                 issues.bad(
                     f"{path}.accelerators.{key}",
                     key,
-                    "is not a GPU model or TPU generation",
-                    catalog.gpu_names() + list(catalog.tpu_generations),
+                    "is not a GPU model, split GPU or TPU generation",
+                    [*catalog.gpu_names(), *catalog.tpu_generations, SPLIT_HELP],
                 )
             if amount < 0:
                 issues.bad(f"{path}.accelerators.{key}", amount, "is out of range", "0 or more")

@@ -18,16 +18,19 @@ from gke_accel.model.pools.gpu_partition import check_partition, plan_sharing
 from gke_accel.model.pools.node_pool import (
     DRIVER_VARIANT_LABEL,
     GPU_RESOURCE,
+    GPU_UNIT_LABEL,
     LABEL_PREFIX,
     POOL_LABEL,
     SPLIT_GPU_TAINT_KEY,
     SPOT_TAINT_KEY,
+    WHOLE_GPU,
     Autoscaling,
     GpuSharing,
     GuestAccelerator,
     NodePoolPlan,
     Placement,
     Taint,
+    gpu_split,
 )
 from gke_accel.model.pools.spec import GpuPoolSpec
 from gke_accel.model.pools.zone_check import check_pool_zones
@@ -196,6 +199,8 @@ def _node_pool(
         POOL_LABEL: spec.name,
         f"{LABEL_PREFIX}/accelerator": hw.model.accelerator_type,
         **spec.labels,
+        # what one nvidia.com/gpu of these nodes is: every GPU flavor selects it (node_pool.GPU_UNIT_LABEL)
+        GPU_UNIT_LABEL: gpu_split(spec.partition_size, sharing) or WHOLE_GPU,
     }
     if spec.driver_mode == "daemonset":  # the installer DaemonSet for this variant selects these nodes
         labels[DRIVER_VARIANT_LABEL] = driver_variant(spec)

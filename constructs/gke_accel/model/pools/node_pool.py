@@ -13,8 +13,15 @@ PoolKind = Literal["tpu", "gpu", "cpu", "system"]
 SPOT_TAINT_KEY = "cloud.google.com/gke-spot"
 # gke-accel's taint on pools of MIG-partitioned or shared GPUs: GKE labels those nodes with the GPU model
 # too, so a whole-GPU pod (and a Kueue flavor's nodeLabels, which can only require labels) would
-# otherwise land on a slice of a GPU. Their own pods and flavors tolerate it (node_shape).
+# otherwise land on a slice of a GPU. Only pods that tolerate it themselves run there: their Kueue flavor
+# lists it as a ``nodeTaint`` (checked at admission), never as a toleration Kueue would add.
 SPLIT_GPU_TAINT_KEY = "gke-accel/split-gpu"
+# gke-accel's label on every GPU pool: what one nvidia.com/gpu of its nodes is (``whole``, ``mig-1g-10gb``,
+# ``ts4``, ``mps2``, ``mig-1g-10gb-ts2``), the unit a team's quota counts. Every GPU flavor's nodeLabels hold
+# it, so Kueue never admits a pod that selects one unit on a flavor of another (Kueue v0.19 matches a pod's
+# nodeSelector against the keys of each flavor's own nodeLabels).
+GPU_UNIT_LABEL = "gke-accel/gpu-unit"
+WHOLE_GPU = "whole"
 # GKE taints every node of a queued-provisioning (Dynamic Workload Scheduler) pool itself; the pool
 # config does not carry it (tests/fixtures/gke-nodes/README.md, source DWS).
 QUEUED_TAINT_KEY = "cloud.google.com/gke-queued"
@@ -70,6 +77,17 @@ class GpuSharing:
         return self.strategy.lower().replace("_", "-")
 
 
+_SHARING_SHORT = {"TIME_SHARING": "ts", "MPS": "mps"}
+
+
+def gpu_split(partition_size: str | None, sharing: GpuSharing | None) -> str:
+    """How a pool divides its GPUs, as the unit of its ``nvidia.com/gpu`` is named (``mig-1g-10gb``,
+    ``ts4``, ``mps2``, ``mig-1g-10gb-ts2``); empty for whole GPUs."""
+    parts = [f"mig-{partition_size.replace('.', '-')}" if partition_size else ""]
+    parts.append(f"{_SHARING_SHORT[sharing.strategy]}{sharing.max_shared_clients}" if sharing else "")
+    return "-".join(p for p in parts if p)
+
+
 @dataclass(frozen=True)
 class GuestAccelerator:
     type: str
@@ -77,6 +95,10 @@ class GuestAccelerator:
     driver_version: Literal["DEFAULT", "LATEST", "INSTALLATION_DISABLED"]
     partition_size: str | None = None
     sharing: GpuSharing | None = None
+
+    @property
+    def split(self) -> str:
+        return gpu_split(self.partition_size, self.sharing)
 
 
 @dataclass(frozen=True)
@@ -131,6 +153,14 @@ class NodePoolPlan:
     @property
     def resource(self) -> str:
         return TPU_RESOURCE if self.kind == "tpu" else GPU_RESOURCE
+
+    @property
+    def unit(self) -> str:
+        """What one advertised ``resource`` of its nodes is, as team quotas and Kueue flavors count it:
+        the accelerator (``nvidia-l4``, ``tpu-v5-lite-podslice``) for whole GPUs and TPU chips; the GPU
+        and its split for MIG instances and shared slots (``nvidia-a100-80gb/mig-1g-10gb``, ``nvidia-tesla-t4/ts4``)."""
+        split = self.guest_accelerator.split if self.guest_accelerator is not None else ""
+        return f"{self.accelerator}/{split}" if split else self.accelerator
 
     def node_bounds(self) -> tuple[int, int]:
         """Smallest and largest number of nodes the pool can have in total."""

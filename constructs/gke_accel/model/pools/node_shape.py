@@ -18,9 +18,19 @@ from typing import Literal
 
 from gke_accel.catalog import Catalog, load_catalog
 from gke_accel.model.pools.allocatable import NodeAllocatable, machine_allocatable
-from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePoolPlan, Taint
+from gke_accel.model.pools.node_pool import (
+    GPU_RESOURCE,
+    GPU_UNIT_LABEL,
+    SPLIT_GPU_TAINT_KEY,
+    TPU_RESOURCE,
+    NodePoolPlan,
+    Taint,
+)
 
 NODEPOOL_LABEL = "cloud.google.com/gke-nodepool"
+# the kubelet sets it on every node, to the node's hostname (Kubernetes "Well-Known Labels, Annotations and
+# Taints"); the host level of Kueue's slice Topology (model/queues/topology.py)
+HOSTNAME_LABEL = "kubernetes.io/hostname"
 TPU_ACCELERATOR_LABEL = "cloud.google.com/gke-tpu-accelerator"
 TPU_TOPOLOGY_LABEL = "cloud.google.com/gke-tpu-topology"
 GPU_ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
@@ -101,9 +111,11 @@ class NodeShape:
         and rung), positively: gke-accel's ``CAPACITY_LABEL`` is on every pool, so an on-demand selector
         never matches flex-start, Spot, queued or reservation nodes of the same accelerator. A selector can
         only require labels, and a MIG or shared node carries the GPU model's label too: the taints keep
-        whole-GPU pods off them (``SPLIT_GPU_TAINT_KEY``). Inferred labels are never required."""
+        whole-GPU pods off them (``SPLIT_GPU_TAINT_KEY``), gke-accel's ``GPU_UNIT_LABEL`` keeps split-GPU
+        pods off whole GPUs. Inferred labels are never required."""
         keys = [
             CAPACITY_LABEL,
+            GPU_UNIT_LABEL,
             TPU_ACCELERATOR_LABEL,
             TPU_TOPOLOGY_LABEL,
             GPU_ACCELERATOR_LABEL,
@@ -121,6 +133,13 @@ class NodeShape:
     def tolerations(self) -> list[dict[str, str]]:
         """Tolerations a pod needs to run on this pool's nodes."""
         return [t.toleration() for t in self.taints]
+
+    @property
+    def opt_in_taints(self) -> tuple[NodeTaint, ...]:
+        """Taints a pod must tolerate by itself to be placed here: a Kueue flavor lists them as
+        ``nodeTaints`` (admission checks the pod tolerates them) and never adds their tolerations, so
+        only pods that ask for a split GPU get one (``SPLIT_GPU_TAINT_KEY``)."""
+        return tuple(t for t in self.taints if t.key == SPLIT_GPU_TAINT_KEY)
 
     def extended_resources(self) -> dict[str, str]:
         return {} if self.resource is None else {self.resource: str(self.allocatable)}

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gke_accel.model.pools.node_pool import TPU_RESOURCE
 from gke_accel.model.queues.plan import QueuePlan, TeamQueue
+from gke_accel.model.queues.topology import topology_manifest
 from gke_accel.model.teams.manifests import local_queue_manifest
 from gke_accel.model.teams.queue import DEFAULT_LOCAL_QUEUE_NAME, KUEUE_API
 from gke_accel.model.teams.spec import PriorityClassesSpec
@@ -35,12 +37,21 @@ def resource_flavors(plan: QueuePlan) -> list[Manifest]:
     objects: list[Manifest] = [{"apiVersion": API, "kind": "ResourceFlavor", "metadata": _meta(CPU_FLAVOR), "spec": {}}]
     for f in plan.flavors:
         spec: dict[str, Any] = {"nodeLabels": dict(f.node_labels)}
+        if f.node_taints:  # Kueue v0.19 ResourceFlavorSpec.nodeTaints: admitted only where the pod tolerates them
+            spec["nodeTaints"] = [t.as_k8s() for t in f.node_taints]
         if f.tolerations:
             spec["tolerations"] = [
                 {"key": t.key, "operator": "Equal", "value": t.value, "effect": t.effect} for t in f.tolerations
             ]
+        if f.topology:
+            spec["topologyName"] = f.topology  # placed by Kueue's TAS: whole slices (model/queues/topology.py)
         objects.append({"apiVersion": API, "kind": "ResourceFlavor", "metadata": _meta(f.name), "spec": spec})
     return objects
+
+
+def topologies(plan: QueuePlan) -> list[Manifest]:
+    """The Topology the multi-host TPU flavors reference, when there are any."""
+    return [topology_manifest(API, MANAGED_BY)] if plan.topology else []
 
 
 def admission_checks(plan: QueuePlan) -> list[Manifest]:
@@ -100,35 +111,41 @@ def _resource(name: str, nominal: int | str, borrowing: int | None, lending: int
     return entry
 
 
-def cluster_queue(plan: QueuePlan, team: TeamQueue, classes: PriorityClassesSpec) -> Manifest:
-    groups: list[dict[str, Any]] = [
-        {
-            "coveredResources": ["cpu", "memory"],
-            "flavors": [
-                {
-                    "name": CPU_FLAVOR,
-                    "resources": [
-                        _resource("cpu", team.cpu, 0, None),
-                        _resource("memory", f"{team.memory_gib}Gi", 0, None),
-                    ],
-                }
-            ],
-        }
-    ]
+def _compute_resources(cpu: int | str, memory: str, borrowing: int | None) -> list[dict[str, Any]]:
+    return [_resource("cpu", cpu, borrowing, None), _resource("memory", memory, borrowing, None)]
+
+
+def _groups(plan: QueuePlan, team: TeamQueue) -> list[dict[str, Any]]:
+    """cpu and memory from the ``cpu-memory`` flavor (never borrowed), one group per accelerator resource.
+    With a slice Topology, a pod that asks for TAS must take cpu and memory from its TAS flavor too
+    (model/queues/topology.py), so the TPU flavors join the cpu/memory group, each with the cpu and memory
+    of the VMs its chips fill; ``cpu-memory`` comes first with no chips, so pods without TPUs stay there."""
+    cpu_memory = _compute_resources(team.cpu, f"{team.memory_gib}Gi", 0)
+    tas = plan.topology is not None
+    covered = ["cpu", "memory", TPU_RESOURCE] if tas else ["cpu", "memory"]
+    first = {"name": CPU_FLAVOR, "resources": cpu_memory + ([_resource(TPU_RESOURCE, 0, 0, None)] if tas else [])}
+    groups: list[dict[str, Any]] = [{"coveredResources": covered, "flavors": [first]}]
     for resource in sorted({q.resource for q in team.quotas}):
         quotas = [q for q in team.quotas if q.resource == resource]
-        groups.append(
-            {
-                "coveredResources": [resource],
-                "flavors": [
-                    {
-                        "name": q.flavor,
-                        "resources": [_resource(resource, q.nominal, q.borrowing_limit, q.lending_limit)],
-                    }
-                    for q in quotas
-                ],
-            }
-        )
+        flavors = []
+        for q in quotas:
+            chips = _resource(resource, q.nominal, q.borrowing_limit, q.lending_limit)
+            if tas and resource == TPU_RESOURCE:
+                millis, mib = q.compute or (0, 0)
+                flavors.append(
+                    {"name": q.flavor, "resources": [*_compute_resources(f"{millis}m", f"{mib}Mi", None), chips]}
+                )
+            else:
+                flavors.append({"name": q.flavor, "resources": [chips]})
+        if tas and resource == TPU_RESOURCE:
+            groups[0]["flavors"] += flavors
+        else:
+            groups.append({"coveredResources": [resource], "flavors": flavors})
+    return groups
+
+
+def cluster_queue(plan: QueuePlan, team: TeamQueue, classes: PriorityClassesSpec) -> Manifest:
+    groups = _groups(plan, team)
     # docs/queues.md "Preemption": a team reclaims its nominal quota only from lower-priority borrowers
     # (reclaimWithinCohort Any let training reclaim from a borrowing inference job: real-engines Part B,
     # ser-25 preempted 4 times); equal-priority borrowers give the chips back as they finish, Kueue
@@ -183,7 +200,7 @@ def workload_priority_classes(classes: PriorityClassesSpec) -> list[Manifest]:
 
 def queue_manifests(plan: QueuePlan, classes: PriorityClassesSpec) -> list[Manifest]:
     """Every Kueue object, cluster-scoped ones first, LocalQueues (namespaced) last."""
-    objects = resource_flavors(plan) + admission_checks(plan) + workload_priority_classes(classes)
+    objects = topologies(plan) + resource_flavors(plan) + admission_checks(plan) + workload_priority_classes(classes)
     objects += [cluster_queue(plan, team, classes) for team in plan.teams]
     # each team's LocalQueues, as its plan renders them (model/teams/manifests.py): its own and `default`
     objects += [

@@ -29,3 +29,12 @@ def queue_plan_of(env: QueuedPlan) -> QueuePlan | None:
 def jobset_reasons_of(env: QueuedPlan) -> tuple[str, ...]:
     """Why ``env`` installs JobSet (empty: it does not); see ``install.jobset_reasons``."""
     return jobset_reasons(env.pools, queue_plan_of(env))
+
+
+def slice_topology_of(env: QueuedPlan, pool: str) -> str | None:
+    """The Kueue Topology whose flavor holds ``pool`` (a multi-host TPU slice pool), if any: a JobSet there
+    asks for its slices at the node-pool level (model/queues/topology.py)."""
+    queues = queue_plan_of(env)
+    if queues is None:
+        return None
+    return next((f.topology for f in queues.flavors if f.topology and pool in f.pools), None)

@@ -19,7 +19,7 @@ from gke_accel.model.pools.node_pool import GPU_RESOURCE, TPU_RESOURCE, NodePool
 from gke_accel.model.queues.flavors import Flavor, plan_flavors
 from gke_accel.model.queues.spec import DEFAULT_PODS_READY_TIMEOUT_SECONDS, QueuesSpec, TeamQueueSpec
 from gke_accel.model.teams.accelerators import accelerator_key
-from gke_accel.model.teams.compute import BASE_CPU, BASE_MEMORY_GIB, TeamCompute, team_compute
+from gke_accel.model.teams.compute import BASE_CPU, BASE_MEMORY_GIB, TeamCompute, team_compute, vm_room
 from gke_accel.model.teams.queue import LOCAL_QUEUE_NAME, cluster_queue_name
 from gke_accel.model.teams.spec import TeamSpec
 
@@ -34,6 +34,9 @@ class FlavorQuota:
     nominal: int
     borrowing_limit: int | None  # None: as much as the cohort lends
     lending_limit: int | None  # None: the whole nominal quota
+    # with a slice Topology every TPU flavor also holds the cpu and memory of its pods (manifests.py):
+    # (millicores, MiB) of the VMs the nominal chips fill; None otherwise
+    compute: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,11 @@ class QueuePlan:
 
     def flavor(self, name: str) -> Flavor:
         return next(f for f in self.flavors if f.name == name)
+
+    @property
+    def topology(self) -> str | None:
+        """The Kueue Topology of the multi-host TPU flavors (model/queues/topology.py), if any."""
+        return next((f.topology for f in self.flavors if f.topology), None)
 
     @property
     def checked_flavors(self) -> tuple[Flavor, ...]:
@@ -146,6 +154,14 @@ def _limit(limits: dict[str, int], flavor: Flavor, catalog: Catalog) -> int | No
     return None
 
 
+def _with_compute(q: FlavorQuota, flavor: Flavor, pools: Sequence[NodePoolPlan]) -> FlavorQuota:
+    """A TPU flavor's quota with the cpu and memory of the VMs its nominal chips fill."""
+    if q.resource != TPU_RESOURCE:
+        return q
+    pool = next(p for p in pools if p.name == flavor.pools[0])
+    return replace(q, compute=vm_room(pool, q.nominal) if q.nominal else (0, 0))
+
+
 def plan_queues(
     environment: str,
     teams: Sequence[TeamSpec],
@@ -177,6 +193,8 @@ def plan_queues(
         ]
         per_team.append((team, choices, quotas))
     by_name = {f.name: f for f in flavors}
+    if any(f.topology for f in flavors):
+        per_team = [(t, c, [_with_compute(q, by_name[q.flavor], pools) for q in qs]) for t, c, qs in per_team]
     lendable = {
         (t.name, q.flavor): (q.nominal if q.lending_limit is None else min(q.lending_limit, q.nominal))
         for t, _, quotas in per_team

@@ -71,7 +71,7 @@ def _vms_room(chips: Mapping[AcceleratorKey, int], pools: Sequence[NodePoolPlan]
     """(millicores, MiB) of the VMs ``chips`` fill, per accelerator on its pool with the largest VMs."""
     millis = mib = 0
     for key, n in sorted(chips.items()):
-        rooms = [vm_room(p, n) for p in pools if n > 0 and p.kind != "system" and (p.resource, p.accelerator) == key]
+        rooms = [vm_room(p, n) for p in pools if n > 0 and p.kind != "system" and (p.resource, p.unit) == key]
         if rooms:
             millis += max(r[0] for r in rooms)
             mib += max(r[1] for r in rooms)

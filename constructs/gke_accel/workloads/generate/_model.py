@@ -14,7 +14,8 @@ from gke_accel.model.platform.rules import checkpoint_bucket
 from gke_accel.model.platform.spec import TeamSpec
 from gke_accel.model.pools.allocatable import GCSFUSE_SIDECAR_CPU_MILLIS, GCSFUSE_SIDECAR_MEMORY_MIB, pod_share
 from gke_accel.model.pools.node_shape import NODEPOOL_LABEL
-from gke_accel.model.queues.of_environment import queue_plan_of
+from gke_accel.model.queues.of_environment import queue_plan_of, slice_topology_of
+from gke_accel.model.queues.topology import slice_request
 from gke_accel.model.storage import fuse as storage_fuse
 from gke_accel.model.storage import weights as storage_weights
 from gke_accel.model.teams.accelerators import accelerator_name
@@ -33,6 +34,8 @@ __all__ = [
     "checkpoint_bucket",
     "pod_share",
     "queue_plan_of",
+    "slice_request",
+    "slice_topology_of",
     "storage_fuse",
     "storage_weights",
 ]

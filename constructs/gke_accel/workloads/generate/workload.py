@@ -20,6 +20,8 @@ from gke_accel.workloads.generate._model import (
     accelerator_name,
     checkpoint_bucket,
     pod_share,
+    slice_request,
+    slice_topology_of,
     storage_fuse,
 )
 from gke_accel.workloads.generate.defaults import check_share, default_priority
@@ -82,9 +84,9 @@ def _team(plan: EnvironmentPlan, name: str) -> tuple[str, TeamSpec]:
 def choose_pool(plan: EnvironmentPlan, req: WorkloadRequest) -> PoolNodes:
     catalog = load_catalog()
     key = accelerator_key(req.accelerator, catalog)
-    pools = [p for p in pool_nodes(plan, include_system=False) if key is not None and p.plan.accelerator == key[1]]
+    pools = [p for p in pool_nodes(plan, include_system=False) if key is not None and p.plan.unit == key[1]]
     # as the flag takes them (l4, v5e), not the node labels (nvidia-l4); accelerator pools only
-    offered = sorted({accelerator_name(p.plan.accelerator, catalog) for p in pool_nodes(plan, include_system=False)
+    offered = sorted({accelerator_name(p.plan.unit, catalog) for p in pool_nodes(plan, include_system=False)
                       if p.plan.kind in ("tpu", "gpu")})  # fmt: skip
     if not pools:
         raise _fail("--accelerator", f"{req.accelerator!r}: no pool of {plan.name} has it", offered)
@@ -343,6 +345,9 @@ def new_workload(plan: EnvironmentPlan, req: WorkloadRequest) -> list[Obj]:
             }
         ]
         return [make_elastic(built[0], req.parallelism)] if req.elastic else built
+    if vms > 1 and slice_topology_of(plan, pool.plan.name):
+        # Kueue admits the JobSet only where each slice (child Job) finds a whole free node pool
+        template["metadata"]["annotations"].update(slice_request(vms))
     if req.nodes > 1:
         # every node of the job in the one pool chosen (its placement policy is per pool)
         template["spec"]["nodeSelector"][js.NODEPOOL_TOPOLOGY] = pool.name

@@ -31,8 +31,9 @@ from gke_accel.model.pools.node_shape import (
     NodeTaint,
 )
 from gke_accel.model.queues.names import PRIORITY_LABEL, QUEUE_LABEL, team_local_queue, uses_kueue
-from gke_accel.model.queues.of_environment import queue_plan_of
+from gke_accel.model.queues.of_environment import queue_plan_of, slice_topology_of
 from gke_accel.model.queues.plan import TeamQueue
+from gke_accel.model.queues.topology import slice_request
 from gke_accel.model.storage import fuse as storage_fuse
 from gke_accel.model.storage import restart as storage_restart
 from gke_accel.model.teams.queue import DEFAULT_LOCAL_QUEUE_NAME
@@ -63,6 +64,8 @@ __all__ = [
     "platform_manifests",
     "queue_plan_of",
     "quota_key",
+    "slice_request",
+    "slice_topology_of",
     "storage_fuse",
     "storage_restart",
     "team_local_queue",

@@ -20,14 +20,16 @@ MAX_RUN_ANNOTATION = "provreq.kueue.x-k8s.io/maxRunDurationSeconds"
 MAX_RUN_SECONDS = 7 * 24 * 3600
 
 
-def dws_findings(plan: EnvironmentPlan, wl: Workload, pools: list[PoolNodes]) -> list[Finding]:
+def dws_findings(plan: EnvironmentPlan, wl: Workload, pools: list[PoolNodes], defaulted: bool = False) -> list[Finding]:
+    """``defaulted``: the workload is in a team namespace with the platform's ``default`` LocalQueue,
+    which Kueue puts a workload in when it has no queue label (W4e: it then runs)."""
     if not pools:
         return []
     out: list[Finding] = []
     queued = [p for p in pools if p.plan.queued]
     flex = [p for p in pools if p.plan.flex_start or p.plan.queued]
     names = ", ".join(p.name for p in queued)
-    if queued and len(queued) == len(pools) and QUEUE_LABEL not in wl.labels:
+    if queued and len(queued) == len(pools) and QUEUE_LABEL not in wl.labels and not defaulted:
         out.append(
             Finding(
                 "dws",

@@ -7,19 +7,21 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from gke_accel.workloads.lint import jobs, slices, storage, team
+from gke_accel.workloads.lint import admission, jobs, slices, storage, team
 from gke_accel.workloads.lint._model import GPU_RESOURCE, TPU_RESOURCE, EnvironmentPlan, platform_manifests
 from gke_accel.workloads.lint.dws import dws_findings
 from gke_accel.workloads.lint.elastic import elastic_findings
 from gke_accel.workloads.lint.findings import Finding
 from gke_accel.workloads.lint.fit import fit_findings
 from gke_accel.workloads.lint.ladder import ladder_findings
+from gke_accel.workloads.lint.limits import default_limits, limit_range_findings
 from gke_accel.workloads.lint.placement import accelerator_of, place
 from gke_accel.workloads.lint.podsecurity import enforced_levels, violations
 from gke_accel.workloads.lint.priority_label import priority_label_findings
-from gke_accel.workloads.lint.queues import kueue_priority_findings, queue_findings
+from gke_accel.workloads.lint.queues import kueue_priority_findings, queue_findings, team_queue
 from gke_accel.workloads.lint.resources import resource_findings
 from gke_accel.workloads.lint.scheduling import pod_requests
+from gke_accel.workloads.lint.slice_topology import slice_topology_findings
 from gke_accel.workloads.lint.tpu import tpu_findings
 from gke_accel.workloads.manifests import Documents, PodGroup, Workload, read_documents
 from gke_accel.workloads.nodes import PoolNodes, pool_nodes
@@ -119,6 +121,8 @@ class _Context:
     services: list[dict[str, Any]] = field(default_factory=list)
     pod_security: dict[str, str] = field(default_factory=dict)  # namespace -> enforced level
     enforced: dict[str, team.Enforced] = field(default_factory=dict)  # namespace -> quota and queue
+    limit_defaults: dict[str, dict[str, Decimal]] = field(default_factory=dict)  # namespace -> LimitRange defaults
+    kueue: bool = True  # model Kueue's admission where the environment uses it (False: pods that bypass it)
 
 
 def _same_kind(requests: dict[str, Decimal], pools: list[PoolNodes]) -> list[PoolNodes]:
@@ -139,11 +143,16 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
         requests = storage.with_sidecar(g, pod_requests(g.spec))  # + the GCS FUSE sidecar and its cache
         named = resource_findings(g.spec, g.path)
         findings += named
+        findings += limit_range_findings(g.spec, g.path, ctx.limit_defaults.get(wl.namespace or "", {}))
         findings += storage.cache_findings(g, _same_kind(requests, ctx.pools))
         if any(f.rule == "resource-name" and f.severity == "error" for f in named):
             pools: list[PoolNodes] = []  # an unknown resource: where it would go is unknown too (newcomer N9)
         else:
-            pools, why = place(g.spec, g.path, requests, ctx.pools)
+            kueue = admission.flavors_for(ctx.plan, owner, g.spec, requests) if ctx.kueue else None
+            if kueue is None or owner is None:
+                pools, why = place(g.spec, g.path, requests, ctx.pools)
+            else:  # the pod as Kueue admits it: a flavor's node labels and tolerations added
+                pools, why = admission.place_admitted(*kueue, owner, g.path, requests, ctx.pools)
             findings += why + fit_findings(g.path, requests, pools)
         findings += storage.image_findings(ctx.plan, g, pools)
         fitting += [p.name for p in pools if p.name not in fitting]
@@ -152,6 +161,7 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
         findings += ladder_findings(ctx.plan, g, pools)
         findings += jobs.multi_host_findings(wl, g, pools, ctx.services)
         findings += slices.slice_findings(wl, g, pools)
+        findings += slice_topology_findings(ctx.plan, wl, g, pools)
         findings += slices.multi_node_findings(wl, g, requests, pools)
         findings += _capacity(g, requests, pools)
         findings += jobs.retry_findings(wl, g, any(p.plan.spot for p in pools))
@@ -165,7 +175,8 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
     if owner is not None:
         findings += team.quota_findings(wl, owner, placed, ctx.enforced.get(wl.namespace or "", team.Enforced({})))
     findings += queue_findings(ctx.plan, wl, owner)
-    findings += dws_findings(ctx.plan, wl, [p for p in ctx.pools if p.name in fitting])
+    defaulted = owner is not None and team_queue(ctx.plan, owner) is not None  # Kueue's `default` LocalQueue
+    findings += dws_findings(ctx.plan, wl, [p for p in ctx.pools if p.name in fitting], defaulted)
     findings += elastic_findings(ctx.plan, wl, [p for p in ctx.pools if p.name in fitting])
     findings += kueue_priority_findings(ctx.plan, wl, owner)
     findings += priority_label_findings(ctx.plan, wl)
@@ -173,9 +184,15 @@ def _lint_workload(ctx: _Context, wl: Workload) -> WorkloadVerdict:
     return WorkloadVerdict(wl, unique, tuple(fitting))
 
 
-def lint_documents(plan: EnvironmentPlan, docs: Documents) -> LintReport:
-    levels = enforced_levels(platform_manifests(plan))
-    ctx = _Context(plan, pool_nodes(plan), team.teams_by_namespace(plan), list(docs.services), levels)
+def lint_documents(plan: EnvironmentPlan, docs: Documents, kueue: bool = True) -> LintReport:
+    """``kueue``: place team pods as Kueue admits them where the environment uses it; False for an
+    engine without Kueue (tests/e2e/test_fixture_nodes.py: kube-scheduler alone)."""
+    manifests = platform_manifests(plan)
+    ctx = _Context(
+        plan, pool_nodes(plan), team.teams_by_namespace(plan), list(docs.services), enforced_levels(manifests)
+    )
+    ctx.limit_defaults = default_limits(manifests)
+    ctx.kueue = kueue
     ctx.enforced = team.enforced_by_namespace(plan)
     verdicts = tuple(_lint_workload(ctx, wl) for wl in docs.workloads)
     notes = tuple(docs.skipped)
@@ -184,6 +201,6 @@ def lint_documents(plan: EnvironmentPlan, docs: Documents) -> LintReport:
     return LintReport(plan.name, verdicts, notes, tuple(docs.errors))
 
 
-def lint_texts(plan: EnvironmentPlan, texts: list[tuple[str, str]]) -> LintReport:
+def lint_texts(plan: EnvironmentPlan, texts: list[tuple[str, str]], kueue: bool = True) -> LintReport:
     """Lint (file name, YAML text) pairs against one environment."""
-    return lint_documents(plan, read_documents(texts))
+    return lint_documents(plan, read_documents(texts), kueue)

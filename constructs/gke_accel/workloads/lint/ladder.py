@@ -1,7 +1,8 @@
 """The ``ladder`` rule: where the environment has capacity ladders (model/capacity), a pod of a
 ladder's accelerator shape climbs the ladder: it selects the ComputeClass (GKE then tries the rungs in
 order, Kueue admits it on the first rung with room) and lands on some rung; it does not bypass the
-ladder with a bare selector of the shape, nor pin one rung (Spot, a reservation, a pool)."""
+ladder with a bare selector of the shape (an error: the class's taint keeps it off), and is warned when it
+pins one rung (Spot, a reservation, a pool): it runs, on that rung only."""
 
 from __future__ import annotations
 
@@ -33,12 +34,12 @@ def ladder_findings(plan: EnvironmentPlan, g: PodGroup, pools: list[PoolNodes]) 
         pins = [k for k in selector if k in RUNG_PINS]
         if pins:
             return [
-                Finding(
+                Finding(  # it runs on that rung (real-engines W4f): a warning, not "will not run"
                     "ladder",
-                    "error",
+                    "warning",
                     f"{path}.{pins[0]}",
-                    f"pins one rung of ladder {chosen} ({', '.join(pins)}): the pod never falls back to the "
-                    "next rung, nor comes back to a better one",
+                    f"pins one rung of ladder {chosen} ({', '.join(pins)}): the pod runs there only, never falls "
+                    "back to the next rung, nor comes back to a better one",
                     f"remove {', '.join(pins)}; keep {COMPUTE_CLASS_LABEL}: {chosen}",
                 )
             ]

@@ -16,8 +16,8 @@ BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 
 
 def pod_requests(pod: Obj) -> dict[str, Decimal]:
-    """Effective requests of a pod: the sum over containers (a limit stands in for a missing request),
-    or the largest init container's when that is bigger."""
+    """Effective requests of a pod: the sum over containers and native sidecars (a limit stands in for a
+    missing request), or what the init containers need at once when that is bigger."""
 
     def one(c: Obj) -> dict[str, Decimal]:
         res = as_dict(c.get("resources"))
@@ -30,14 +30,25 @@ def pod_requests(pod: Obj) -> dict[str, Decimal]:
                     out[str(name)] = q
         return out
 
+    def add(a: dict[str, Decimal], b: dict[str, Decimal]) -> dict[str, Decimal]:
+        return {k: a.get(k, Decimal(0)) + b.get(k, Decimal(0)) for k in {*a, *b}}
+
+    # Kubernetes "Sidecar containers" (resource sharing): an init container with restartPolicy Always keeps
+    # running, so it adds to every later init container and to the app containers (W4b)
     total: dict[str, Decimal] = {}
     for c in containers(pod):
-        for k, v in one(c).items():
-            total[k] = total.get(k, Decimal(0)) + v
+        total = add(total, one(c))
+    sidecars: dict[str, Decimal] = {}
+    peak: dict[str, Decimal] = {}
     for c in init_containers(pod):
-        for k, v in one(c).items():
-            total[k] = max(total.get(k, Decimal(0)), v)
-    return total
+        if c.get("restartPolicy") == "Always":
+            sidecars = add(sidecars, one(c))
+            running = sidecars
+        else:
+            running = add(sidecars, one(c))
+        peak = {k: max(peak.get(k, Decimal(0)), running.get(k, Decimal(0))) for k in {*peak, *running}}
+    total = add(total, sidecars)
+    return {k: max(total.get(k, Decimal(0)), peak.get(k, Decimal(0))) for k in {*total, *peak}}
 
 
 def _match_expression(expr: Any, labels: dict[str, str]) -> bool:

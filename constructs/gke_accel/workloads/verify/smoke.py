@@ -34,7 +34,7 @@ def smoke_pods(plan: EnvironmentPlan) -> tuple[list[tuple[PoolNodes, Obj]], list
         owner = None
         for ns, team in teams_by_namespace(plan).items():
             keys = {accelerator_key(n, catalog) for n, amount in team.accelerators.items() if amount >= chips}
-            if (pool.plan.resource, pool.plan.accelerator) in keys:
+            if (pool.plan.resource, pool.plan.unit) in keys:
                 owner = (ns, team)
                 break
         if owner is None:

@@ -1,0 +1,57 @@
+"""The benchmark family's traces (simulate/family.py): what each promises, checked on the trace itself
+and against staging the way `workload new` checks a job (objects.check_trace)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gke_accel.model import load_environment
+from gke_accel.simulate import family, generate
+from gke_accel.simulate.objects import check_trace
+
+CONFIG = Path(__file__).resolve().parents[2] / "config"
+H, DAY = 3600.0, 86400.0
+
+
+def test_the_typical_week_offers_75_to_90_percent_on_the_hour_with_jobs_every_policy_can_run() -> None:
+    plan = load_environment(CONFIG / "staging.yaml")
+    jobs = family.typical_week(20261204)
+    check_trace(plan, jobs, "typical")  # raises on a job staging cannot run
+    measured = [j for j in jobs if j.submit >= DAY]
+    load = generate.offered_load(measured, generate.capacity_of(plan), 7 * DAY)
+    assert 0.75 <= load["v5e"] <= 0.9 and 0.75 <= load["l4"] <= 0.9, load
+    assert all(j.submit % H == 0 and j.duration % H == 0 and H <= j.duration <= 12 * H for j in jobs)
+    # staging's nominal quotas: nlp 16 v5e (two slices), research 8, serving 8: only nlp has two-slice jobs,
+    # so a static baseline carries no job it can never admit (Q2)
+    assert {(j.team, j.slices) for j in jobs if j.accelerator == "v5e"} == {
+        ("nlp", 1), ("nlp", 2), ("research", 1), ("serving", 1)}  # fmt: skip
+    assert family.typical_week(20261204) == jobs  # seeded
+
+
+def test_each_team_is_busy_at_its_own_hours() -> None:
+    jobs = [j for j in family.typical_week(20261204) if j.accelerator == "v5e"]
+
+    def share(team: str, hours: range, weekdays: bool = True) -> float:
+        mine = [j for j in jobs if j.team == team]
+        inside = [j for j in mine if int(j.submit % DAY // H) in hours and (int(j.submit // DAY) % 7 < 5) == weekdays]
+        return len(inside) / len(mine)
+
+    assert share("nlp", range(9, 19)) > 0.7  # weekdays 09-19 h
+    assert share("research", range(9, 19)) < 0.15  # nights and weekends
+    serving_l4 = [j for j in family.typical_week(20261204) if j.team == "serving" and j.accelerator == "l4"]
+    assert sum(j.submit % DAY >= 18 * H for j in serving_l4) / len(serving_l4) > 0.6  # the evening peak
+    assert {j.priority for j in serving_l4} == {"inference"}
+
+
+def test_the_inference_peak_arrives_on_a_full_cluster_and_day_night_alternates() -> None:
+    plan = load_environment(CONFIG / "staging.yaml")
+    peak = family.inference_peak()
+    check_trace(plan, peak, "peak")
+    at_zero = [j for j in peak if j.submit == 0]
+    assert sum(8 * j.slices for j in at_zero) == 32 and all(j.checkpoint == 1800 for j in at_zero)
+    assert [(j.submit, j.priority) for j in peak if j.submit > 0] == [(5 * H + 20 * 60, "inference")] * 2
+    dn = family.day_night(days=1)
+    check_trace(plan, dn, "day-night")
+    night = [j for j in dn if j.team == "serving"]
+    assert all(20 * H <= j.submit < 32 * H and j.duration == H for j in night)
+    assert max(sum(j.submit == t for j in night) for t in {j.submit for j in night}) == 3  # 3 slices at the peak
