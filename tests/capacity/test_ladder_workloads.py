@@ -126,10 +126,12 @@ def test_workload_new_for_stagings_l4_selects_the_class_and_lint_accepts_it(kind
     )  # fmt: skip
     obj = new_workload(staging, request)[0]
     pod = obj["spec"]["template"]["spec"]
-    # GKE's node label of an L4 node (tests/fixtures/gke-nodes/gpu-l4-whole.yaml) and the class; no rung
+    # GKE's node label of an L4 node (tests/fixtures/gke-nodes/gpu-l4-whole.yaml), the class, and the
+    # whole-GPU unit every GPU pool of ours carries (docs/queues.md "Split GPUs"); no rung
     assert pod["nodeSelector"] == {
         "cloud.google.com/gke-accelerator": "nvidia-l4",
         "cloud.google.com/compute-class": "l4",
+        "gke-accel/gpu-unit": "whole",
     }
     keys = {(t["key"], t.get("value")) for t in pod["tolerations"]}
     assert keys == {("cloud.google.com/compute-class", "l4"), ("cloud.google.com/gke-spot", "true"),

@@ -27,7 +27,7 @@ from pods import RESTRICTED
 from gke_accel.twin.cluster import KubectlError
 from gke_accel.twin.environment import CONFIG, EnvironmentRun, plan_of
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
-from gke_accel.workloads.generate.workload import choose_pool
+from gke_accel.workloads.generate.placement import choose_pool
 from gke_accel.workloads.lint.team import teams_by_namespace
 
 ENVS = ("dev", "staging", "prod")

@@ -2,9 +2,10 @@
 real-engines W1): with queues, a team that may use inference and another class has ``compute`` scoped to
 every class but inference and ``compute-inference`` scoped to inference, both with the same hard ceilings;
 every other team keeps one unscoped ``compute``. Expected values are written by hand from the configs:
-config/staging.yaml (serving: inference, training; research: training, batch; nlp: every class; serving's
-L4 ceiling 4 = its 3 + nlp's 1), config/prod.yaml (no queues). The server's side of it (pods counted, a
-Deployment preempting training) is tests/e2e/test_inference_in_team.py."""
+config/staging.yaml (serving: inference, training; research: training, batch; nlp: every class;
+serving's L4 ceiling 5 = its 4 on the ladder's rungs + nlp's 1 it may borrow), config/prod.yaml (no
+queues). The server's side of it (pods counted, a Deployment preempting training) is
+tests/e2e/test_inference_in_team.py."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def test_a_team_with_inference_and_training_under_kueue_has_two_scoped_quotas() 
     assert serving["compute"]["scopeSelector"] == NOT_INFERENCE
     assert serving["compute-inference"]["scopeSelector"] == INFERENCE
     assert serving["compute"]["hard"] == serving["compute-inference"]["hard"]
-    assert serving["compute-inference"]["hard"]["requests.nvidia.com/gpu"] == "4"
+    assert serving["compute-inference"]["hard"]["requests.nvidia.com/gpu"] == "5"
     assert set(quotas(staging, "nlp")) == {"compute", "compute-inference"}  # nlp may use every class
 
 

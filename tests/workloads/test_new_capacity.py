@@ -47,13 +47,28 @@ def _error(plan: EnvironmentPlan, **kw: Any) -> str:
 
 
 def test_staging_research_borrows_the_l4s_it_has_no_share_of() -> None:
-    # config/staging.yaml: research has no L4 (accelerators {v5e: 8}); nlp lends l4 1, serving l4 3:
-    # research may borrow 4 (no borrowing_limit for l4), the whole l4-serve pool of 4 one-GPU nodes.
+    # config/staging.yaml: research has no L4 (accelerators {v5e: 8}); the L4 shares fill the ladder's rungs
+    # in order (docs/capacity.md "Quotas"): reservation nlp 1 + serving 1, on-demand serving 1, Spot serving 2.
+    # A Job is one pod set, which Kueue puts on one flavor: research may borrow at most 2 there (the
+    # reservation's 2 or Spot's 2; no borrowing_limit for l4), never 5.
     staging = load_environment(str(ROOT / "config" / "staging.yaml"))
-    [job] = _new(staging, team="research", kind="job", accelerator="l4", parallelism=4, completions=4)
-    assert job["spec"]["parallelism"] == 4
-    message = _error(staging, team="research", kind="job", accelerator="l4", parallelism=5, completions=5)
-    assert "needs 5 l4 at once; team research may use 4 on pool l4-serve (nominal 0 + 4 it may borrow)" in message
+    [job] = _new(staging, team="research", kind="job", accelerator="l4", parallelism=2, completions=2)
+    assert job["spec"]["parallelism"] == 2
+    message = _error(staging, team="research", kind="job", accelerator="l4", parallelism=3, completions=3)
+    want = "needs 3 l4 at once; team research may use 2 on one rung of the l4 ladder (nominal 0 + 2 it may borrow)"
+    assert want in message, message
+
+
+def test_staging_a_deployments_pods_spread_over_the_rungs() -> None:
+    # Kueue admits each pod of a Deployment as a workload of its own (Kueue's "Run Deployment": every Pod of a
+    # Deployment is a single independent plain Pod), so its replicas may take every rung: serving 4 of its own
+    # (1 reserved, 1 on-demand, 2 Spot) + nlp's reserved 1 = 5, research 0 + 5 borrowed.
+    staging = load_environment(str(ROOT / "config" / "staging.yaml"))
+    for team in ("serving", "research"):
+        _new(staging, team=team, kind="deployment", accelerator="l4", replicas=5)
+    message = _error(staging, team="serving", kind="deployment", accelerator="l4", replicas=6)
+    want = "needs 6 l4 at once; team serving may use 5 over the rungs of the l4 ladder (nominal 4 + 1 it may borrow)"
+    assert want in message, message
 
 
 def test_dev_nlp_may_use_its_share_and_the_other_teams_idle_one() -> None:

@@ -16,7 +16,7 @@ import yaml
 from gke_accel.cli.common import EXIT_OK, add_command, selected_plans
 from gke_accel.model import ConfigError, ConfigIssue
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
-from gke_accel.workloads.generate.workload import KINDS
+from gke_accel.workloads.generate.request import KINDS
 
 
 def to_yaml(objects: list[dict[str, Any]]) -> str:

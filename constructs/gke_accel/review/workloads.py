@@ -69,7 +69,7 @@ def _generated(plan: Any) -> list[_Candidate]:
     from gke_accel.catalog import load_catalog
     from gke_accel.model import ConfigError
     from gke_accel.model.teams.accelerators import accelerator_key
-    from gke_accel.workloads.generate.workload import WorkloadRequest, new_workload
+    from gke_accel.workloads.generate import WorkloadRequest, new_workload
 
     catalog = load_catalog()
     offered = {p.accelerator for p in plan.pools}

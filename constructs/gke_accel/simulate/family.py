@@ -61,6 +61,7 @@ def serving_peak_hours(t: float) -> float:
     return 1.0 if hour >= 18 else 0.1
 
 
+# staging's teams (config/staging.yaml; tests/simulate/test_sim_family.py holds the offered load to them):
 # team, accelerator, nominal chips, weight, chips of one unit, units a job may take, hours (min, max),
 # priority (None: the team's default, training)
 STREAMS = (
@@ -68,7 +69,7 @@ STREAMS = (
     ("nlp", "l4", 1, nlp_hours, 1, (1, 1), (1, 12), None),
     ("research", "v5e", 8, research_hours, 8, (1, 1), (1, 12), None),
     ("serving", "v5e", 8, serving_train_hours, 8, (1, 1), (1, 8), "training"),
-    ("serving", "l4", 3, serving_peak_hours, 1, (1, 1), (1, 3), "inference"),
+    ("serving", "l4", 4, serving_peak_hours, 1, (1, 1), (1, 3), "inference"),
 )
 
 

@@ -34,8 +34,9 @@ def kueue_ceiling(
 ) -> tuple[int, int] | None:
     """(nominal, ceiling) of the team where a workload on ``pool`` may be admitted: its ClusterQueue's
     nominal quota and the most Kueue can admit for it (nominal plus what it may borrow) on the pool's
-    flavor; behind a capacity ladder on the rung (flavor) that allows the most, or, for a multislice
-    JobSet whose slices pick their rungs alone (``spread``), summed over the rungs. None without queues."""
+    flavor; behind a capacity ladder on the rung (flavor) that allows the most, or, for pods that pick
+    their rungs alone (``spread``: a multislice JobSet's slices, a Deployment's pods, each a Kueue workload
+    of its own), summed over the rungs. None without queues."""
     queues = queue_plan_of(plan)
     if queues is None:
         return None
@@ -72,7 +73,9 @@ def check_share(
     if kueue is not None:
         nominal, ceiling = kueue
         ladder = ladder_of_pool(plan, pool.name)
-        where = f"on pool {pool.name}" if ladder is None else f"on the {ladder.class_name} ladder"
+        # one pod set takes one flavor (rung); pods admitted apart (a Deployment's, slices) spread over them
+        rungs = "over the rungs" if spread else "on one rung"
+        where = f"on pool {pool.name}" if ladder is None else f"{rungs} of the {ladder.class_name} ladder"
         if wanted > ceiling:
             raise ConfigError([ConfigIssue(
                 flag,

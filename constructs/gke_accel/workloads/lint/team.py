@@ -109,7 +109,8 @@ def _accelerator(requests: dict[str, Decimal]) -> str | None:
 
 
 def _kueue_findings(wl: Workload, team: TeamSpec, placed: list[Placed], enforced: Enforced) -> list[Finding]:
-    """Kueue admits a workload whole, each pod set (a Job, one replicated job of a JobSet) on one flavor,
+    """Kueue admits a workload whole, each pod set (a Job, one replicated job of a JobSet; each pod of a
+    Deployment is a workload of its own, Kueue's pod integration) on one flavor,
     up to the ClusterQueue's nominal quota plus what it may borrow from the cohort per flavor; the pod
     sets of one workload may take different flavors (a multislice JobSet with a replicated job per slice
     over the rungs of a capacity ladder). A pod set that fits no flavor with what the workload's other
@@ -125,10 +126,16 @@ def _kueue_findings(wl: Workload, team: TeamSpec, placed: list[Placed], enforced
         candidates = [f for f, pools in enforced.flavor_pools.items() if names & set(pools)]
         if res is None or not candidates:
             continue
-        need = p.requests[res] * p.group.pods
-        fits = [f for f in candidates if used.get(f, Decimal(0)) + need <= queue.flavor_ceilings.get(f, 0)]
-        if fits:
+        # a Deployment's (ReplicaSet's) pods are Kueue workloads of their own, each on its own flavor
+        alone = wl.kind in ("Deployment", "ReplicaSet")
+        needs = [p.requests[res]] * p.group.pods if alone else [p.requests[res] * p.group.pods]
+        need = Decimal(0)
+        for need in needs:
+            fits = [f for f in candidates if used.get(f, Decimal(0)) + need <= queue.flavor_ceilings.get(f, 0)]
+            if not fits:
+                break
             used[fits[0]] = used.get(fits[0], Decimal(0)) + need  # Kueue tries the flavors in order
+        else:
             continue
         best = max(candidates, key=lambda f: queue.flavor_ceilings.get(f, 0))
         ceiling, nominal = queue.flavor_ceilings.get(best, 0), queue.quota(best).nominal
