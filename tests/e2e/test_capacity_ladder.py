@@ -239,7 +239,9 @@ def gpu_job(name: str) -> dict[str, Any]:
     )  # fmt: skip
     [obj] = new_workload(shipped_staging(), request)
     selector = obj["spec"]["template"]["spec"]["nodeSelector"]
-    assert selector == {"cloud.google.com/compute-class": "l4", "cloud.google.com/gke-accelerator": "nvidia-l4"}
+    # the class, GKE's L4 label and the whole-GPU unit every GPU pool carries (docs/queues.md "Split GPUs")
+    assert selector == {"cloud.google.com/compute-class": "l4", "cloud.google.com/gke-accelerator": "nvidia-l4",
+                        "gke-accel/gpu-unit": "whole"}  # fmt: skip
     return obj
 
 

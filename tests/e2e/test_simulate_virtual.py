@@ -11,6 +11,10 @@ semantics (docs/queues.md "Preemption: the promise across the cohort"), not from
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 import test_simulate
 
@@ -32,6 +36,32 @@ TOLERANCE = 1 * MIN
 # the twin of staging as shipped and a client of it, one per module (fixtures of test_simulate.py)
 twin = test_simulate.twin
 api = test_simulate.api
+STAGING = Path(__file__).resolve().parents[2] / "config" / "staging.yaml"
+
+
+@pytest.fixture(scope="module")
+def untopo(tmp_path_factory: pytest.TempPathFactory, scheduling_control_plane: None) -> Iterator[EnvironmentRun]:
+    """Staging with its v5e slices free to scale to zero (no ``min_slices``), so its TPU flavor has no
+    slice Topology (docs/queues.md "Whole slices by topology"): the node-loss tests below measure the
+    JobSet's restart. On the topology flavor Kueue 0.19.2 also evicts the workload whose nodes failed and
+    requeues it after a backoff in wall-clock time, which the virtual clock does not wait for: there the
+    job is not run again within the window (found here 2026-12-05; docs/simulate.md "Node loss", open)."""
+    config = tmp_path_factory.mktemp("staging-untopo")
+    text = re.sub(r"^\s*min_slices: \d+.*\n", "", STAGING.read_text(), flags=re.M)
+    assert "min_slices" not in text
+    (config / "staging.yaml").write_text(text)
+    run = EnvironmentRun.launch("staging", tmp_path_factory.mktemp("simulate-untopo"), config_dir=config)
+    try:
+        yield run
+    finally:
+        run.stop()
+
+
+@pytest.fixture(scope="module")
+def untopo_api(untopo: EnvironmentRun) -> Iterator[Api]:
+    client = Api(Path(untopo.cluster.kubeconfig))
+    yield client
+    client.close()
 
 
 def times(events: list[Event], job: str, kind: str) -> list[float]:
@@ -112,27 +142,29 @@ def test_five_jobs_borrow_wait_and_are_preempted_as_kueue_documents_on_the_virtu
 
 
 def test_a_lost_slice_restarts_the_jobset_and_loses_exactly_the_work_since_the_checkpoint(
-    api: Api, twin: EnvironmentRun
+    untopo_api: Api, untopo: EnvironmentRun
 ) -> None:
     """One 8-chip JobSet of 2 h that checkpoints every 30 min. At 55 min every v5e slice is lost (so
     wherever it runs); the nodes return 10 min later (failures.REPAIR). It ran 55 min: it keeps one
     checkpoint (30 min), loses 25 min, and, restarted by the JobSet controller, runs again from 65 min
     for the 1 h 30 min it still needs: done at 2 h 35 min."""
     jobs = parse_trace("name,submit,team,accelerator,chips,duration,checkpoint\nlost,0,nlp,v5e,8,2h,30m\n", "f.csv")
-    runner = VirtualRunner(api, twin.plan, jobs, until=4 * H)
-    tpu = [u for u in failures.failure_units(api.items("/api/v1/nodes")) if len(u) > 1]
+    runner = VirtualRunner(untopo_api, untopo.plan, jobs, until=4 * H)
+    tpu = [u for u in failures.failure_units(untopo_api.items("/api/v1/nodes")) if len(u) > 1]
     runner.failures = [failures.Failure(55 * MIN, tuple(n for u in tpu for n in u))]
     restarts: list[int] = []
 
     def watch(_: float) -> None:
-        for js in api.items("/apis/jobset.x-k8s.io/v1alpha2/namespaces/nlp/jobsets"):
+        for js in untopo_api.items("/apis/jobset.x-k8s.io/v1alpha2/namespaces/nlp/jobsets"):
             restarts.append(int(js.get("status", {}).get("restarts", 0)))
 
     runner.on_tick = watch
     result = runner.run()
     ev = result.events
     assert not result.notes, result.notes
-    (lost,) = [e for e in ev if e.type == "evicted"]
+    evicted = [e for e in ev if e.type == "evicted"]
+    assert len(evicted) == 1, "\n".join(str((e.t, e.type, e.detail, e.flavor, e.lost)) for e in ev)
+    lost = evicted[0]
     assert lost.detail == "node-failure" and lost.t == pytest.approx(55 * MIN, abs=1e-6)
     assert lost.lost == pytest.approx(25 * MIN, abs=1e-6)  # exact: both ends are event times
     assert max(restarts) >= 1  # the JobSet controller restarted it (failurePolicy), Kueue kept it admitted
@@ -143,7 +175,7 @@ def test_a_lost_slice_restarts_the_jobset_and_loses_exactly_the_work_since_the_c
 
 
 def test_on_half_hour_steps_a_lost_slice_is_applied_at_the_nearest_step_and_loses_the_mean_since_a_checkpoint(
-    api: Api, twin: EnvironmentRun
+    untopo_api: Api, untopo: EnvironmentRun
 ) -> None:
     """The job above on 30-minute steps. The loss at 55 min is applied at 1 h. The run's length is then
     known to half a step, 1 h +- 15 min, and with a checkpoint every 30 min the work since the last one
@@ -151,8 +183,8 @@ def test_on_half_hour_steps_a_lost_slice_is_applied_at_the_nearest_step_and_lose
     repair, 10 min after the loss, is applied at the next step, 1 h 30, where the JobSet runs again for
     the 75 min left: 2 h 45, a tie between 2 h 30 and 3 h, goes to the earlier step."""
     jobs = parse_trace("name,submit,team,accelerator,chips,duration,checkpoint\nlost,0,nlp,v5e,8,2h,30m\n", "f.csv")
-    runner = VirtualRunner(api, twin.plan, jobs, until=4 * H, resolution=30 * MIN)
-    tpu = [u for u in failures.failure_units(api.items("/api/v1/nodes")) if len(u) > 1]
+    runner = VirtualRunner(untopo_api, untopo.plan, jobs, until=4 * H, resolution=30 * MIN)
+    tpu = [u for u in failures.failure_units(untopo_api.items("/api/v1/nodes")) if len(u) > 1]
     runner.failures = [failures.Failure(55 * MIN, tuple(n for u in tpu for n in u))]
     result = runner.run()
     ev = result.events

@@ -102,8 +102,8 @@ DRIFTS = [
     ("resourceflavor.kueue.x-k8s.io", None, "cpu-memory", [{"op": "remove", "path": "/metadata/labels"}],
      ("ResourceFlavor", "cpu-memory"), "metadata.labels.app.kubernetes.io/managed-by=(missing), expected gke-accel"),
     ("clusterqueue.kueue.x-k8s.io", None, "research", [{"op": "replace", "value": 32,
-        "path": "/spec/resourceGroups/1/flavors/0/resources/0/borrowingLimit"}],
-     ("ClusterQueue", "research"), "spec.resourceGroups[1].flavors[0].resources[0].borrowingLimit=32, expected 16"),
+        "path": "/spec/resourceGroups/0/flavors/1/resources/2/borrowingLimit"}],  # v5e-2x4's TPU, beside cpu-memory
+     ("ClusterQueue", "research"), "spec.resourceGroups[0].flavors[1].resources[2].borrowingLimit=32, expected 16"),
     ("localqueue.kueue.x-k8s.io", "research", "team", [{"op": "remove", "path": "/metadata/labels"}],
      ("LocalQueue", "research/team"), "metadata.labels.app.kubernetes.io/managed-by=(missing), expected gke-accel"),
     ("validatingadmissionpolicy", None, "gke-accel-kueue-priority", [{"op": "replace", "path": "/spec/failurePolicy",
