@@ -75,7 +75,7 @@ NOT_GKE_POOL_LABELS = {"type", "kubernetes.io/hostname", "kubernetes.io/os", "ku
 POOL_SPECIFIC = {"cloud.google.com/gke-nodepool", "topology.kubernetes.io/zone", "topology.kubernetes.io/region",
                  "cloud.google.com/gke-tpu-topology"}  # fmt: skip
 RUN = 6.0
-FIXTURE_OURS = {"gke-accel/capacity", "gke-accel/gpu-unit"}  # gke-accel's own labels the fixtures declare (README, OURS)
+FIXTURE_OURS = {"gke-accel/capacity", "gke-accel/gpu-unit"}  # gke-accel's own labels the fixtures declare (OURS)
 KERNEL_PERCENT = 2  # the kernel's share of machine memory the twin's nodes leave out (catalog node_fit)
 
 
