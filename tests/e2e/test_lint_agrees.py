@@ -13,25 +13,19 @@ the ClusterQueue as Kueue reports it); and W3's split-GPU selectors.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from env_kueue import start_env_kueue
 from own_cluster import own_cluster
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
-from gke_accel.model.platform.manifests import platform_manifests
-from gke_accel.model.queues.install import kueue_configuration
-from gke_accel.model.queues.manifests import queue_manifests
-from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.twin.cluster import LocalCluster
-from gke_accel.twin.kueue import KueueController, install_crds
-from gke_accel.twin.webhooks import WebhookCA
+from gke_accel.twin.kueue import KueueController
 from gke_accel.workloads.lint import lint_texts
-from require import build_output, require_or_skip
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
@@ -121,23 +115,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, scheduling_control_plane: 
 
 @pytest.fixture(scope="module")
 def kueue(cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[KueueController]:
-    try:
-        install_crds(cluster)
-    except (subprocess.CalledProcessError, FileNotFoundError) as exc:
-        require_or_skip("Kueue/JobSet modules not in the Go module cache or proxy", output=build_output(exc))
-    env = environment()
-    plan = queue_plan_of(env)
-    assert plan is not None
-    platform = platform_manifests(env)
-    cluster.apply([m for m in platform if m["kind"] in ("Namespace", "PriorityClass")])
-    cluster.apply([m for m in platform if m["kind"] in ("ResourceQuota", "ServiceAccount", "LimitRange")])
-    cluster.apply(queue_manifests(plan, env.spec.platform.priority_classes))
-    cluster.create_nodes(fixture_nodes())
-    state = tmp_path_factory.mktemp("kueue-lint-agrees")
-    try:
-        controller = KueueController.start(cluster, kueue_configuration(plan), state / "kueue", WebhookCA(state / "ca"))
-    except subprocess.CalledProcessError as exc:
-        require_or_skip("the Kueue controller could not be built (tools/kueue/build.sh)", output=build_output(exc))
+    controller = start_env_kueue(cluster, environment(), fixture_nodes(), tmp_path_factory.mktemp("kueue-lint-agrees"))
     try:
         yield controller
     finally:

@@ -17,7 +17,6 @@ Its Jobs are what ``gke-accel workload new`` writes for ``--accelerator a100-80g
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -25,18 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from env_kueue import start_env_kueue
 from own_cluster import own_cluster
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
-from gke_accel.model.platform.manifests import platform_manifests
-from gke_accel.model.queues.install import kueue_configuration
-from gke_accel.model.queues.manifests import queue_manifests
-from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.twin.cluster import LocalCluster
-from gke_accel.twin.kueue import KueueController, install_crds
-from gke_accel.twin.webhooks import WebhookCA
+from gke_accel.twin.kueue import KueueController
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
-from require import build_output, require_or_skip
 
 TESTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(TESTS))
@@ -87,23 +81,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, scheduling_control_plane: 
 
 @pytest.fixture(scope="module")
 def kueue(cluster: LocalCluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[KueueController]:
-    try:
-        install_crds(cluster)
-    except (subprocess.CalledProcessError, FileNotFoundError) as exc:
-        require_or_skip("Kueue/JobSet modules not in the Go module cache or proxy", output=build_output(exc))
-    env = environment()
-    plan = queue_plan_of(env)
-    assert plan is not None
-    platform = platform_manifests(env)
-    cluster.apply([m for m in platform if m["kind"] in ("Namespace", "PriorityClass")])
-    cluster.apply([m for m in platform if m["kind"] in ("ResourceQuota", "ServiceAccount", "LimitRange")])
-    cluster.apply(queue_manifests(plan, env.spec.platform.priority_classes))
-    cluster.create_nodes(fixture_nodes())
-    state = tmp_path_factory.mktemp("kueue-split")
-    try:
-        controller = KueueController.start(cluster, kueue_configuration(plan), state / "kueue", WebhookCA(state / "ca"))
-    except subprocess.CalledProcessError as exc:
-        require_or_skip("the Kueue controller could not be built (tools/kueue/build.sh)", output=build_output(exc))
+    controller = start_env_kueue(cluster, environment(), fixture_nodes(), tmp_path_factory.mktemp("kueue-split"))
     try:
         yield controller
     finally:
