@@ -69,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", choices=sorted(SCENARIOS), help="run only these scenarios")
     parser.add_argument("--parallel", type=int, default=3, help="scenarios at once, each its own twin (default 3)")
     parser.add_argument("--out", type=Path, default=HERE / "results")
+    parser.add_argument("--until", type=float, help="end every run after this many simulated days (from t=0, "
+                        "the warm-up day included) instead of the scenario's window; the results say so")  # fmt: skip
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # a kill stops the twins by PID, like Ctrl-C
     args.out.mkdir(parents=True, exist_ok=True)
@@ -76,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(names) > 1 and args.parallel > 1:
         return fan_out(names, args)
     for name in names:
-        run_one(name, args.out, args.quiet)
+        run_one(name, args.out, args.quiet, args.until)
     print(table(args.out))
     return 0
 
@@ -90,6 +92,7 @@ def fan_out(names: list[str], args: argparse.Namespace) -> int:
             while waiting and len(running) < args.parallel:
                 name = waiting.pop(0)
                 cmd = [sys.executable, __file__, "--only", name, "--out", str(args.out), "--quiet", str(args.quiet)]
+                cmd += ["--until", str(args.until)] if args.until is not None else []
                 running[name] = subprocess.Popen(cmd)
             for name, proc in list(running.items()):
                 if proc.poll() is not None:
@@ -109,12 +112,14 @@ def fan_out(names: list[str], args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def run_one(name: str, out: Path, quiet: float) -> None:
+def run_one(name: str, out: Path, quiet: float, until_days: float | None = None) -> None:
     build, policy, rate, warmup, until = SCENARIOS[name]
+    cut = until_days is not None and until_days * DAY < until
+    until = until_days * DAY if until_days is not None and cut else until
     jobs = build()
     plan = load_environment(str(CONFIG / "staging.yaml"))
     (out / f"{name}.trace.csv").write_text(trace.to_csv(jobs))
-    measured = [j for j in jobs if j.submit >= warmup]
+    measured = [j for j in jobs if warmup <= j.submit < until]
     load = generate.offered_load(measured, generate.capacity_of(plan), until - warmup)
     print(f"{name}: {len(jobs)} jobs, {len(measured)} measured, offered load "
           f"{', '.join(f'{a} {v:.1%}' for a, v in load.items())}", flush=True)  # fmt: skip
@@ -124,6 +129,7 @@ def run_one(name: str, out: Path, quiet: float) -> None:
                    on_step=lambda s: print(f"  {name}: {s}", flush=True))  # fmt: skip
     header = {**res.header, "scenario": name, "offered_load": load,
               "total_wall_seconds": round(time.monotonic() - started, 1),
+              **({"cut_short_at_day": until / DAY} if cut else {}),
               "timing": {k: round(v, 1) for k, v in res.run.timing.items()}, "notes": res.run.notes,
               **extra(name, res.run.events, res.metrics.as_dict())}  # fmt: skip
     (out / f"{name}.json").write_text(report.as_json(res.metrics, header))
