@@ -22,15 +22,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from env_kueue import apply_env
 from own_cluster import own_cluster
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
-from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.queues.install import kueue_configuration
-from gke_accel.model.queues.manifests import queue_manifests
-from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.twin.cluster import LocalCluster
-from gke_accel.twin.kueue import KueueController, install_crds
+from gke_accel.twin.kueue import KueueController
 from gke_accel.twin.nodes import pool_node
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
 from helpers import to_yaml
@@ -47,18 +45,8 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LocalCluster
         {"name": "v5e", "generation": "v5e", "topology": "2x2", "zone": "us-central1-a", "max_slices": 8}
     )
     plan = load_environment_text(to_yaml(data))
-    queues = queue_plan_of(plan)
-    assert queues is not None
     with own_cluster(tmp_path_factory.mktemp("k8s-elastic"), complete_jobs=False) as c:
-        try:
-            install_crds(c)
-        except (subprocess.CalledProcessError, FileNotFoundError) as exc:
-            require_or_skip("Kueue/JobSet modules not in the Go module cache or proxy", output=build_output(exc))
-        platform = platform_manifests(plan)
-        c.apply([m for m in platform if m["kind"] in ("Namespace", "PriorityClass")])
-        c.apply([m for m in platform if m["kind"] in ("ResourceQuota", "ServiceAccount", "LimitRange")])
-        c.apply(queue_manifests(queues, plan.spec.platform.priority_classes))
-        c.create_nodes([pool_node(p, i) for p in plan.pools for i in range(p.node_bounds()[1])])
+        queues = apply_env(c, plan, [pool_node(p, i) for p in plan.pools for i in range(p.node_bounds()[1])])
         try:
             kueue = KueueController.start(c, kueue_configuration(queues), tmp_path_factory.mktemp("kueue"))
         except subprocess.CalledProcessError as exc:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from env_kueue import start_env_kueue
+from env_kueue import fixture_node_copies, start_env_kueue
 from own_cluster import own_cluster
 
 from gke_accel.model import EnvironmentPlan, load_environment_text
@@ -58,17 +58,7 @@ def environment() -> EnvironmentPlan:
 
 
 def fixture_nodes() -> list[dict[str, Any]]:
-    fixtures = {f.name: f for f in load_fixtures()}
-    out = []
-    for name, count in NODES.items():
-        for i in range(count):
-            node = fixtures[name].node
-            meta = dict(node["metadata"])
-            meta["name"] = f"{meta['name'][:-2]}-{i}"
-            meta["labels"] = {**meta["labels"], "kubernetes.io/hostname": meta["name"], "kubernetes.io/os": "linux",
-                              "kubernetes.io/arch": "amd64"}  # fmt: skip
-            out.append({**node, "metadata": meta})
-    return out
+    return fixture_node_copies(NODES)
 
 
 def job(name: str, selector: dict[str, str], accel: dict[str, str], *, requests: dict[str, str] = SMALL,

@@ -26,17 +26,15 @@ from typing import Any
 
 import pytest
 import yaml
+from env_kueue import apply_env
 from own_cluster import own_cluster
 
 from gke_accel.model import EnvironmentPlan
 from gke_accel.model.environment.config_files import load_environments
-from gke_accel.model.platform.manifests import platform_manifests
 from gke_accel.model.queues.install import kueue_configuration
-from gke_accel.model.queues.manifests import queue_manifests
-from gke_accel.model.queues.of_environment import queue_plan_of
 from gke_accel.twin.cluster import LocalCluster
 from gke_accel.twin.jobset import JobSetController
-from gke_accel.twin.kueue import KueueController, install_crds
+from gke_accel.twin.kueue import KueueController
 from gke_accel.twin.nodes import pool_node
 from gke_accel.twin.webhooks import WebhookCA
 from gke_accel.workloads.generate import WorkloadRequest, new_workload
@@ -55,19 +53,11 @@ def env(
     tmp_path_factory: pytest.TempPathFactory, scheduling_control_plane: None
 ) -> Iterator[tuple[LocalCluster, EnvironmentPlan]]:
     [plan] = load_environments(CONFIG, ["staging"])
-    queues = queue_plan_of(plan)
-    assert queues is not None and queues.topology == "tpu-slices"
     state = tmp_path_factory.mktemp("slice-topology")
     with own_cluster(state / "k8s", complete_jobs=False) as c:
-        try:
-            install_crds(c)
-        except (subprocess.CalledProcessError, FileNotFoundError) as exc:
-            require_or_skip("Kueue/JobSet modules not in the Go module cache or proxy", output=build_output(exc))
-        platform = platform_manifests(plan)
-        c.apply([m for m in platform if m["kind"] in ("Namespace", "PriorityClass")])
-        c.apply([m for m in platform if m["kind"] in ("ResourceQuota", "ServiceAccount", "LimitRange")])
-        c.apply(queue_manifests(queues, plan.spec.platform.priority_classes))
-        c.create_nodes([pool_node(p, i) for p in plan.pools if p.kind == "tpu" for i in range(p.node_bounds()[1])])
+        tpu_nodes = [pool_node(p, i) for p in plan.pools if p.kind == "tpu" for i in range(p.node_bounds()[1])]
+        queues = apply_env(c, plan, tpu_nodes)
+        assert queues.topology == "tpu-slices"
         ca = WebhookCA(state / "webhook-ca")
         try:
             jobset = JobSetController.start(c, state / "jobset", ca)
