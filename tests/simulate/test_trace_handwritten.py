@@ -64,6 +64,14 @@ def test_a_header_still_names_only_trace_fields_once_each() -> None:
     ]  # fmt: skip
 
 
+def test_a_spreadsheets_empty_rows_are_skipped_a_partly_filled_one_is_not() -> None:
+    # gpu-bom-crlf.csv ends in two such rows (`,,,,,,` and ` , ,,,,,`): its 3 jobs above
+    text = "submit,team,accelerator,duration\n0,nlp,v5e,1h\n,,,\n,nlp,,\n"
+    with pytest.raises(ConfigError) as err:
+        parse_trace(text, "t.csv")
+    assert {i.path for i in err.value.issues} == {"t.csv:4: submit", "t.csv:4: accelerator", "t.csv:4: duration"}
+
+
 def test_every_mistake_of_the_rows_at_once_with_line_field_and_value(capsys: pytest.CaptureFixture[str]) -> None:
     path = TRACES / "row-mistakes.csv"
     code, out = dry_run(path, capsys)

@@ -251,6 +251,8 @@ def parse_trace(text: str, source: str) -> list[TraceJob]:
             if None in row:
                 issues.append(ConfigIssue(f"{source}:{line}", "has more values than the header", ", ".join(header)))
                 continue
+            if not any(str(v).strip() for v in row.values() if v is not None):  # `,,,,`: a spreadsheet's empty row
+                continue
             rows.append((f"{source}:{line}", {k.strip(): v for k, v in row.items() if v is not None}))
     parsed = [(where, _job(row, where, i, issues)) for i, (where, row) in enumerate(rows, 1)]
     jobs = [job for _, job in parsed if job is not None]
