@@ -119,9 +119,9 @@ def test_yaml_base_60_numbers_in_a_time_field_are_refused(capsys: pytest.Capture
         f"  - {path}:8: duration: '2:00' is a base-60 number in YAML (120), not a time; valid: a duration like "
         "1h30m (H:MM:SS is not one)",
         # quoted, or 0:30 (not a YAML number: it starts with 0), it is a string, refused as in a CSV
-        f"  - {path}: jobs[0]: submit: '1:30:00' is not a duration; valid: a duration like 90m, 2h30m, 1d, 45s "
+        f"  - {path}:2: jobs[0]: submit: '1:30:00' is not a duration; valid: a duration like 90m, 2h30m, 1d, 45s "
         "or a number of minutes",
-        f"  - {path}: jobs[2]: checkpoint: '0:30' is not a duration; valid: a duration like 90m, 2h30m, 1d, 45s "
+        f"  - {path}:4: jobs[2]: checkpoint: '0:30' is not a duration; valid: a duration like 90m, 2h30m, 1d, 45s "
         "or a number of minutes",
     ]
 

@@ -213,6 +213,18 @@ def _base60_times(text: str, source: str) -> list[ConfigIssue]:
     return issues
 
 
+def _item_lines(text: str) -> list[int]:
+    """The line of each job of a YAML trace (a top-level list, or the list under ``jobs``); read after
+    parse_yaml's guards (composing expands no alias)."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return []
+    if isinstance(root, yaml.MappingNode):
+        root = next((v for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == "jobs"), None)
+    return [item.start_mark.line + 1 for item in root.value] if isinstance(root, yaml.SequenceNode) else []
+
+
 def parse_trace(text: str, source: str) -> list[TraceJob]:
     """The jobs of a trace file (CSV unless ``source`` ends in .yaml/.yml), sorted by submit time;
     raises ConfigError with every mistake. At most MAX_TRACE_JOBS jobs; YAML with the config reader's
@@ -227,12 +239,13 @@ def parse_trace(text: str, source: str) -> list[TraceJob]:
             raise ConfigError([ConfigIssue(source, "has no list of jobs", "a YAML list, or {jobs: [...]}")])
         if len(data) > MAX_TRACE_JOBS:
             raise ConfigError([ConfigIssue(source, f"has {len(data)} jobs", f"at most {MAX_TRACE_JOBS}")])
+        at = _item_lines(text)
         for i, item in enumerate(data):
+            where = f"{source}:{at[i]}: jobs[{i}]" if i < len(at) else f"{source}: jobs[{i}]"
             if not isinstance(item, dict):
-                issues.append(ConfigIssue(f"{source}: jobs[{i}]", f"{show(item)} is not a mapping",
-                                          "submit: ..., team: ..., ..."))  # fmt: skip
+                issues.append(ConfigIssue(where, f"{show(item)} is not a mapping", "submit: ..., team: ..., ..."))
             else:
-                rows.append((f"{source}: jobs[{i}]", item))
+                rows.append((where, item))
     else:
         raw_header, lines = csv_rows(text, source, max_rows=MAX_TRACE_JOBS)
         header = [key.strip() for key in raw_header]  # `submit, team` : spaces after the commas
