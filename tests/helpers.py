@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -111,5 +112,6 @@ def load_script(relative: str, name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().parents[1] / relative)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # a dataclass in the script looks its module up there
     spec.loader.exec_module(module)
     return module

@@ -24,11 +24,13 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from gke_accel.model import load_environment
@@ -72,9 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--until", type=float, help="end every run after this many simulated days (from t=0, "
                         "the warm-up day included) instead of the scenario's window; the results say so")  # fmt: skip
     args = parser.parse_args(argv)
+    names = args.only or list(SCENARIOS)
+    if args.until is not None:
+        early = [n for n in names if not (math.isfinite(args.until) and args.until * DAY > SCENARIOS[n][3])]
+        if early:
+            parser.error(f"--until {args.until}: ends at or before the warm-up of {', '.join(early)}: nothing to "
+                         "measure; valid: more days than the warm-up (typical, stress: more than 1)")  # fmt: skip
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # a kill stops the twins by PID, like Ctrl-C
     args.out.mkdir(parents=True, exist_ok=True)
-    names = args.only or list(SCENARIOS)
     if len(names) > 1 and args.parallel > 1:
         return fan_out(names, args)
     for name in names:
@@ -112,15 +119,36 @@ def fan_out(names: list[str], args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def run_one(name: str, out: Path, quiet: float, until_days: float | None = None) -> None:
-    build, policy, rate, warmup, until = SCENARIOS[name]
+@dataclass(frozen=True)
+class Window:
+    """What one run measures: ``[warmup, until)`` in seconds, the jobs submitted in it, the load they offer
+    over it, and ``cut_short_at_day`` (``--until``) only when that ends the run before the scenario's window."""
+
+    warmup: float
+    until: float
+    measured: list[TraceJob]
+    offered_load: dict[str, float]
+    cut_short_at_day: float | None
+
+
+def window(jobs: list[TraceJob], capacity: dict[str, int], warmup: float, until: float,
+           until_days: float | None) -> Window:  # fmt: skip
     cut = until_days is not None and until_days * DAY < until
     until = until_days * DAY if until_days is not None and cut else until
+    if not until > warmup:
+        raise ValueError(f"the window [{warmup / DAY:g} d, {until / DAY:g} d) is empty: --until ends in the warm-up")
+    measured = [j for j in jobs if warmup <= j.submit < until]
+    load = generate.offered_load(measured, capacity, until - warmup)
+    return Window(warmup, until, measured, load, until / DAY if cut else None)
+
+
+def run_one(name: str, out: Path, quiet: float, until_days: float | None = None) -> None:
+    build, policy, rate, warmup, until = SCENARIOS[name]
     jobs = build()
     plan = load_environment(str(CONFIG / "staging.yaml"))
     (out / f"{name}.trace.csv").write_text(trace.to_csv(jobs))
-    measured = [j for j in jobs if warmup <= j.submit < until]
-    load = generate.offered_load(measured, generate.capacity_of(plan), until - warmup)
+    win = window(jobs, generate.capacity_of(plan), warmup, until, until_days)
+    until, measured, load = win.until, win.measured, win.offered_load
     print(f"{name}: {len(jobs)} jobs, {len(measured)} measured, offered load "
           f"{', '.join(f'{a} {v:.1%}' for a, v in load.items())}", flush=True)  # fmt: skip
     started = time.monotonic()
@@ -129,7 +157,7 @@ def run_one(name: str, out: Path, quiet: float, until_days: float | None = None)
                    on_step=lambda s: print(f"  {name}: {s}", flush=True))  # fmt: skip
     header = {**res.header, "scenario": name, "offered_load": load,
               "total_wall_seconds": round(time.monotonic() - started, 1),
-              **({"cut_short_at_day": until / DAY} if cut else {}),
+              **({"cut_short_at_day": win.cut_short_at_day} if win.cut_short_at_day is not None else {}),
               "timing": {k: round(v, 1) for k, v in res.run.timing.items()}, "notes": res.run.notes,
               **extra(name, res.run.events, res.metrics.as_dict())}  # fmt: skip
     (out / f"{name}.json").write_text(report.as_json(res.metrics, header))

@@ -20,10 +20,10 @@ from gke_accel.simulate import events, metrics, trace
 HERE = Path(__file__).resolve().parent / "results"
 
 
-def rows(name: str, trace_name: str, until_h: float | None) -> list[str]:
-    header = json.loads((HERE / f"{name}.json").read_text())
-    log = events.load((HERE / f"{name}.events.jsonl").read_text())
-    csv = HERE / ("trace.csv" if trace_name == "trace" else f"{trace_name}.trace.csv")
+def rows(name: str, trace_name: str, until_h: float | None, results: Path = HERE) -> list[str]:
+    header = json.loads((results / f"{name}.json").read_text())
+    log = events.load((results / f"{name}.events.jsonl").read_text())
+    csv = results / ("trace.csv" if trace_name == "trace" else f"{trace_name}.trace.csv")
     jobs = trace.read_trace(csv)
     horizon = float(header["horizon_h"]) * 3600
     if until_h is not None and until_h * 3600 < horizon:

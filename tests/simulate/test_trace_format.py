@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gke_accel.model import ConfigError
-from gke_accel.simulate.trace import TraceJob, format_duration, parse_duration, parse_trace, to_csv, to_yaml
+from gke_accel.simulate.trace import REQUIRED, TraceJob, format_duration, parse_duration, parse_trace, to_csv, to_yaml
 
 HELP = "a duration like 90m, 2h30m, 1d, 45s or a number of minutes"  # what the user reads
 GOOD_CSV = """name,submit,team,accelerator,chips,slices,duration,priority,checkpoint,kind
@@ -73,8 +73,11 @@ def test_yaml_that_is_not_a_list_of_jobs_is_refused() -> None:
             parse_trace(text, "t.yaml")
         assert message in err.value.issues[0].message
     with pytest.raises(ConfigError) as err:
-        parse_trace("- 3\n", "t.yaml")
-    assert err.value.issues[0].render() == "t.yaml: jobs[0]: 3 is not a mapping; valid: submit: ..., team: ..., ..."
+        parse_trace("# a comment\n- 3\n", "t.yaml")
+    assert err.value.issues[0].render() == "t.yaml:2: jobs[0]: 3 is not a mapping; valid: submit: ..., team: ..., ..."
+    with pytest.raises(ConfigError) as err:  # under `jobs:`, with the line of each item
+        parse_trace("jobs:\n  - {submit: 0, team: nlp, accelerator: v5e, duration: 1h}\n\n  - {}\n", "t.yaml")
+    assert {i.path for i in err.value.issues} == {"t.yaml:4: jobs[1]: " + k for k in REQUIRED}
 
 
 @pytest.mark.parametrize(("text", "seconds"), [("45s", 45), ("90m", 5400), ("2h30m", 9000), ("1d", 86400),

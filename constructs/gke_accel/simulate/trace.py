@@ -183,6 +183,48 @@ def _job(row: dict[str, Any], where: str, index: int, issues: list[ConfigIssue])
     )  # fmt: skip
 
 
+# YAML 1.1 (PyYAML) reads a plain 1:30:00 as the base-60 integer 5400 (and 1:30.5 as a float): a time
+# written as H:MM:SS would become that many minutes. Its resolver's patterns (yaml/resolver.py).
+_BASE60 = re.compile(r"^[-+]?(?:[1-9][0-9_]*(?::[0-5]?[0-9])+|[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*)$")
+
+
+def _base60_times(text: str, source: str) -> list[ConfigIssue]:
+    """A time field whose plain value YAML reads as a base-60 number: refused, as in a CSV trace."""
+    issues: list[ConfigIssue] = []
+    key: str | None = None  # the last key scalar, while its value may follow
+    after_value = False
+    try:
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, yaml.AnchorToken):  # `submit: &t 1:30:00`: the value follows
+                continue
+            if not isinstance(token, yaml.ScalarToken):
+                after_value = isinstance(token, yaml.ValueToken)
+                key = key if after_value or isinstance(token, yaml.KeyToken) else None
+                continue
+            time_field = after_value and key in ("submit", "duration", "checkpoint")
+            if time_field and token.plain and _BASE60.match(token.value):
+                value = yaml.safe_load(token.value)
+                issues.append(ConfigIssue(f"{source}:{token.start_mark.line + 1}: {key}",
+                                          f"{show(token.value)} is a base-60 number in YAML ({value}), not a time",
+                                          "a duration like 1h30m (H:MM:SS is not one)"))  # fmt: skip
+            key, after_value = (None if after_value else token.value), False
+    except yaml.YAMLError:  # parse_yaml has read it already
+        return issues
+    return issues
+
+
+def _item_lines(text: str) -> list[int]:
+    """The line of each job of a YAML trace (a top-level list, or the list under ``jobs``); read after
+    parse_yaml's guards (composing expands no alias)."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return []
+    if isinstance(root, yaml.MappingNode):
+        root = next((v for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == "jobs"), None)
+    return [item.start_mark.line + 1 for item in root.value] if isinstance(root, yaml.SequenceNode) else []
+
+
 def parse_trace(text: str, source: str) -> list[TraceJob]:
     """The jobs of a trace file (CSV unless ``source`` ends in .yaml/.yml), sorted by submit time;
     raises ConfigError with every mistake. At most MAX_TRACE_JOBS jobs; YAML with the config reader's
@@ -191,22 +233,28 @@ def parse_trace(text: str, source: str) -> list[TraceJob]:
     rows: list[tuple[str, dict[str, Any]]] = []
     if source.endswith((".yaml", ".yml")):
         data = parse_yaml(text, source, max_values=MAX_TRACE_VALUES)
+        issues.extend(_base60_times(text, source))
         data = data.get("jobs") if isinstance(data, dict) else data
         if not isinstance(data, list):
             raise ConfigError([ConfigIssue(source, "has no list of jobs", "a YAML list, or {jobs: [...]}")])
         if len(data) > MAX_TRACE_JOBS:
             raise ConfigError([ConfigIssue(source, f"has {len(data)} jobs", f"at most {MAX_TRACE_JOBS}")])
+        at = _item_lines(text)
         for i, item in enumerate(data):
+            where = f"{source}:{at[i]}: jobs[{i}]" if i < len(at) else f"{source}: jobs[{i}]"
             if not isinstance(item, dict):
-                issues.append(ConfigIssue(f"{source}: jobs[{i}]", f"{show(item)} is not a mapping",
-                                          "submit: ..., team: ..., ..."))  # fmt: skip
+                issues.append(ConfigIssue(where, f"{show(item)} is not a mapping", "submit: ..., team: ..., ..."))
             else:
-                rows.append((f"{source}: jobs[{i}]", item))
+                rows.append((where, item))
     else:
-        header, lines = csv_rows(text, source, max_rows=MAX_TRACE_JOBS)
+        raw_header, lines = csv_rows(text, source, max_rows=MAX_TRACE_JOBS)
+        header = [key.strip() for key in raw_header]  # `submit, team` : spaces after the commas
         for key in header:
             if key not in FIELDS:
                 issues.append(ConfigIssue(f"{source}:1: {_field(key)}", "is not a trace field", ", ".join(FIELDS)))
+        for key in sorted({k for k in header if header.count(k) > 1}):
+            issues.append(ConfigIssue(f"{source}:1: {_field(key)}", f"names {header.count(key)} columns",
+                                      "one column per field"))  # fmt: skip
         for key in REQUIRED:
             if key not in header:
                 issues.append(ConfigIssue(f"{source}:1", f"the header has no {key!r} column", ", ".join(FIELDS)))
@@ -216,7 +264,9 @@ def parse_trace(text: str, source: str) -> list[TraceJob]:
             if None in row:
                 issues.append(ConfigIssue(f"{source}:{line}", "has more values than the header", ", ".join(header)))
                 continue
-            rows.append((f"{source}:{line}", {k: v for k, v in row.items() if v is not None}))
+            if not any(str(v).strip() for v in row.values() if v is not None):  # `,,,,`: a spreadsheet's empty row
+                continue
+            rows.append((f"{source}:{line}", {k.strip(): v for k, v in row.items() if v is not None}))
     parsed = [(where, _job(row, where, i, issues)) for i, (where, row) in enumerate(rows, 1)]
     jobs = [job for _, job in parsed if job is not None]
     seen: set[str] = set()
