@@ -55,7 +55,7 @@ def test_every_mistake_is_reported_at_once_with_line_field_value_and_valid_value
 
 
 def test_a_header_without_required_columns_or_with_unknown_ones_is_refused() -> None:
-    fields = ("submit, team, kind, accelerator, chips, slices, duration, priority, checkpoint, replicas, name")
+    fields = "submit, team, kind, accelerator, chips, slices, duration, priority, checkpoint, replicas, name"
     with pytest.raises(ConfigError) as err:
         parse_trace("submit,team,gpus\n0,nlp,1\n", "x.csv")
     assert [i.render() for i in err.value.issues] == [

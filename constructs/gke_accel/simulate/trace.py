@@ -283,8 +283,10 @@ def _check_deployments(rows: list[tuple[str, TraceJob]], issues: list[ConfigIssu
         for where, job in group[1:]:
             for key in SAME:
                 if getattr(job, key) != getattr(first, key):
-                    issues.append(ConfigIssue(f"{where}: {key}", f"{show(getattr(job, key))} differs from "
-                                              f"{show(getattr(first, key))} ({first_where})",
+                    mine, theirs = (
+                        ("empty" if v is None else show(v)) for v in (getattr(job, key), getattr(first, key))
+                    )
+                    issues.append(ConfigIssue(f"{where}: {key}", f"{mine} differs from {theirs} ({first_where})",
                                               f"the same {key} on every row of deployment {job.name}"))  # fmt: skip
         ordered = sorted(group, key=lambda r: r[1].submit)
         for (w0, a), (w1, b) in itertools.pairwise(ordered):
