@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gke_accel.simulate.events import Event
+from gke_accel.simulate.replicas import ReplicaTally
 
 HOUR = 3600.0
 
@@ -102,66 +103,6 @@ class TeamStats:
         }  # fmt: skip
 
 
-class _Serving:
-    """The serving numbers of ``compute`` (module doc), fed its Deployments' events in time order."""
-
-    def __init__(self, teams: dict[str, TeamStats], start: float) -> None:
-        self.teams, self.start = teams, start
-        self.team: dict[str, str] = {}  # Deployment -> team
-        self.target: dict[str, int] = {}  # Deployment -> replicas asked for
-        self.up: dict[str, set[str]] = defaultdict(set)  # Deployment -> its Running replicas (pods)
-        self.missing: dict[str, list[float]] = defaultdict(list)  # Deployment -> when each missing one went
-        self.replica: dict[str, str] = {}  # pod -> Deployment
-        self.held: dict[str, tuple[str, str, int]] = {}  # pod -> (team, flavor, chips): admitted replicas
-
-    def advance(self, dt: float) -> None:
-        for dep, n in self.target.items():
-            s, up = self.teams[self.team[dep]], len(self.up[dep])
-            s.replica_h_asked += n * dt / HOUR
-            s.replica_h_running += up * dt / HOUR
-            s.replica_h_short += max(0, n - up) * dt / HOUR
-
-    def wait_done(self, dep: str, t: float) -> None:
-        if self.missing[dep]:
-            went = self.missing[dep].pop(0)
-            if went >= self.start:
-                self.teams[self.team[dep]].replica_waits.append(t - went)
-
-    def event(self, e: Event) -> None:
-        dep = e.deployment
-        self.team[dep] = e.team
-        if e.type == "scaled":
-            before = self.target.get(dep, 0)
-            self.target[dep] = e.replicas
-            self.missing[dep] += [e.t] * max(0, e.replicas - before)
-            extra = len(self.up[dep]) + len(self.missing[dep]) - e.replicas
-            if extra > 0:  # scaled down: the newest waits are no longer asked for
-                self.missing[dep] = self.missing[dep][: max(0, len(self.missing[dep]) - extra)]
-            return
-        self.replica[e.job] = dep
-        if e.type == "admitted":
-            self.held[e.job] = (e.team, e.flavor, e.chips)
-        elif e.type == "running" and e.chips:
-            if e.job not in self.up[dep]:
-                self.up[dep].add(e.job)
-                self.wait_done(dep, e.t)
-        elif e.type in ("running", "evicted", "finished"):
-            self.up[dep].discard(e.job)
-            if e.type != "running":
-                self.held.pop(e.job, None)
-            if e.type == "evicted":
-                self.teams[e.team].replicas_preempted += e.detail == "preempted" and e.t >= self.start
-                if len(self.up[dep]) + len(self.missing[dep]) < self.target.get(dep, 0):
-                    self.missing[dep].append(e.t)  # the ReplicaSet makes a new pod: it queues again
-
-    def close(self, end: float) -> None:
-        for dep, went in self.missing.items():
-            for t in went:
-                if t >= self.start:
-                    self.teams[self.team[dep]].replica_waits.append(end - t)
-                    self.teams[self.team[dep]].replicas_never_ran += 1
-
-
 @dataclass
 class Metrics:
     horizon: float
@@ -198,7 +139,7 @@ def compute(
     ``nominal`` team -> flavor -> chips."""
     ordered = sorted(events, key=lambda e: e.t)
     teams: dict[str, TeamStats] = defaultdict(TeamStats)
-    srv = _Serving(teams, start)
+    srv = ReplicaTally(teams, start)
     running: dict[str, tuple[str, int]] = {}  # job -> (flavor, chips)
     held: dict[str, tuple[str, str, int]] = {}  # job -> (team, flavor, chips)
     submitted: dict[str, float] = {}
