@@ -200,13 +200,14 @@ def day_night(log: list[events.Event], window_h: float = 3 * 24.0) -> dict[str, 
     """Peak chips of training (nlp, research) and of serving (its Deployment's replicas), chip-hours used
     over ``window_h``, and the monthly cost of two pools sized for each peak against one shared pool of
     SHARED_POOL chips, at the catalog's v5e on-demand price, beside the sources' saving."""
-    series = running_chips(log)
+    end = window_h * 3600
+    series = [p for p in running_chips(log) if p[0] < end]
     train = max((c.get("nlp", 0) + c.get("research", 0) for _, c in series), default=0)
     serve = max((c.get("serving", 0) for _, c in series), default=0)
     both = max((sum(c.values()) for _, c in series), default=0)
     used = 0.0
-    for (t0, c), (t1, _) in itertools.pairwise(series):
-        used += sum(c.values()) * (t1 - t0) / 3600
+    for (t0, c), (t1, _) in itertools.pairwise([*series, (end, {})]):
+        used += sum(c.values()) * (t1 - t0) / 3600  # to the window's end: what still runs then counts until then
     prices = load_catalog().prices
     month = prices.tpu_per_chip_hour["v5e"].on_demand * prices.hours_per_month  # USD per chip and month
     separate = train + serve

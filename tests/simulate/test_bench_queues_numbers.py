@@ -39,6 +39,9 @@ def test_day_night_compares_one_pool_with_two_sized_for_each_peak() -> None:
     assert d["v5e_on_demand_usd_per_chip_hour"] == 1.20
     assert (d["monthly_usd_shared"], d["monthly_usd_separate"]) == (32 * 876, 48 * 876)
     assert d["sources_saving"] == 0.37
+    # cut at 22 h 30: p1 and p2 still run (and p3 from 22 h): 288 + 8 x (2.5 + 1.5 + 0.5) = 324 chip-h
+    cut = bench.day_night(log, window_h=22.5)
+    assert (cut["chip_hours_used"], cut["peak_serving_chips"]) == (324.0, 24)
 
 
 def test_the_inference_peak_says_when_inference_ran_what_training_lost_and_when_it_resumed() -> None:

@@ -116,21 +116,21 @@ def follow(api: Api, now: float, st: ServingState, workloads: dict[tuple[str, st
     for pod in pods:
         name = pod["metadata"]["name"]
         phase = pod.get("status", {}).get("phase")
+        wl = workloads.get((st.sub.namespace, name))
+        evicted = _cond(wl, "Evicted")
         if "deletionTimestamp" in pod["metadata"] or phase in ("Succeeded", "Failed"):
+            rep = st.pods.get(name)
+            if rep is not None and rep.admitted and evicted is not None:  # Kueue evicts, then deletes the pod
+                _evict(now, st, name, rep, evicted, log)
             continue
         live.add(name)
         rep = st.pods.setdefault(name, Replica())
-        wl = workloads.get((st.sub.namespace, name))
-        evicted = _cond(wl, "Evicted")
         reserved = _cond(wl, "QuotaReserved") is not None and evicted is None and _cond(wl, "Finished") is None
         if reserved and not rep.admitted:
             rep.admitted, rep.flavor = True, _flavor(wl, st.sub.resource)
             log(_event(now, st, "admitted", name, flavor=rep.flavor, chips=st.sub.chips))
         elif evicted is not None and rep.admitted:
-            _stop(now, st, name, rep, log)
-            cause = "preempted" if evicted.get("reason") == "Preempted" else "evicted"
-            log(_event(now, st, "evicted", name, flavor=rep.flavor, chips=st.sub.chips, detail=cause))
-            rep.admitted = False
+            _evict(now, st, name, rep, evicted, log)
             continue
         if phase == "Running" and rep.admitted and not rep.running:
             rep.running = True
@@ -144,6 +144,13 @@ def follow(api: Api, now: float, st: ServingState, workloads: dict[tuple[str, st
         for obj in st.sub.objects:
             api.delete(f"{collection(obj)}/{obj['metadata']['name']}")
         st.done = True
+
+
+def _evict(now: float, st: ServingState, name: str, rep: Replica, evicted: dict[str, Any], log: Log) -> None:
+    _stop(now, st, name, rep, log)
+    cause = "preempted" if evicted.get("reason") == "Preempted" else "evicted"
+    log(_event(now, st, "evicted", name, flavor=rep.flavor, chips=st.sub.chips, detail=cause))
+    rep.admitted = False
 
 
 def _stop(now: float, st: ServingState, name: str, rep: Replica, log: Log) -> None:
