@@ -69,10 +69,16 @@ def at(events: list[Event], job: str, kind: str) -> list[float]:
     return [e.t for e in events if e.job == job and e.type == kind]
 
 
+def shown(events: list[Event]) -> str:
+    return "\n".join(
+        f"{e.t / MIN:7.1f} min {e.job} {e.type} {e.chips} {e.detail} {e.lost} {e.replicas}" for e in events
+    )
+
+
 def near(found: list[float], expected: list[float], events: list[Event]) -> bool:
     ok = len(found) == len(expected) and all(abs(f - e) <= TOLERANCE for f, e in zip(found, expected, strict=True))
     if not ok:
-        print("\n".join(f"{e.t / MIN:7.1f} min {e.job} {e.type} {e.chips} {e.detail} {e.lost}" for e in events))
+        print(shown(events))
     return ok
 
 
@@ -137,3 +143,52 @@ def test_a_deployment_scales_0_2_1_0_beside_a_borrowing_job_and_kueue_reclaims_s
     # the holders series counts the replicas: at 2.5 h serving holds 16 chips, 8 of them borrowed
     sample = min(m.series, key=lambda s: abs(float(str(s["t_h"])) - 2.5))
     assert sample["held"]["serving"] == {"own": 8, "borrowed": 8}  # type: ignore[index]
+
+
+RECLAIM = """name,submit,team,kind,accelerator,chips,replicas,duration,priority
+n3,0,nlp,job,v5e,8,,4h,
+r3,0,research,job,v5e,8,,4h,
+batch-api,0,serving,deployment,v5e,8,2,,training
+ni,1h,nlp,job,v5e,8,,1h,inference
+batch-api,3h,serving,deployment,v5e,8,0,,training
+"""
+
+
+def test_a_borrowing_replica_is_reclaimed_and_its_replacement_queues_again(
+    api: Api, single_host: EnvironmentRun
+) -> None:
+    """A Deployment at priority training (serving may use it) borrows; another team's inference reclaims.
+    - 0: n3 (nlp 8 of its 16), r3 (research, its 8), and batch-api's two replicas (serving's own 8 and 8
+      borrowed): 32 of 32 chips.
+    - 1 h: ni (nlp, inference, 8 chips) is within nlp's nominal, and no chip is free: Kueue reclaims from
+      a lower-priority borrower (reclaimWithinCohort LowerPriority; other queues' workloads are its first
+      candidates): one batch-api replica, which takes serving back to its nominal. The ReplicaSet
+      controller makes a new pod; it would have to borrow, and serving's borrowWithinCohort may preempt
+      only below training: it waits.
+    - 2 h: ni finishes, 8 chips free: the new replica is admitted (its wait 1 h). 3 h: scaled to 0.
+    Serving: asked 2 x 3 h = 6 replica-h, ran 2 + 1 + 2 = 5 (1 short), 40 chip-h; replica waits 0, 0 and
+    1 h; one replica preempted, no work lost."""
+    jobs = parse_trace(RECLAIM, "reclaim.csv")
+    check_trace(single_host.plan, jobs, "reclaim.csv")
+    result = VirtualRunner(api, single_host.plan, jobs, until=5 * H).run()
+    ev = result.events
+    assert not result.notes, result.notes
+    evictions = [e for e in ev if e.type == "evicted"]
+    assert len(evictions) == 1, shown(ev)
+    (evicted,) = evictions
+    assert (evicted.deployment, evicted.detail, evicted.lost) == ("batch-api", "preempted", 0.0), shown(ev)
+    assert abs(evicted.t - 1 * H) <= TOLERANCE
+    assert near(at(ev, "ni", "admitted") + at(ev, "ni", "finished"), [1 * H, 2 * H], ev)
+    starts = sorted(e.t for e in ev if e.deployment == "batch-api" and e.type == "running" and e.chips == 8)
+    assert near(starts, [0, 0, 2 * H], ev)
+    assert len({e.job for e in ev if e.deployment == "batch-api" and e.type == "admitted"}) == 3  # a new pod
+    capacity, resource = flavor_capacity(api.items(f"{KUEUE}/resourceflavors"), api.items("/api/v1/nodes"))
+    nominal = nominal_quotas(api.items(f"{KUEUE}/clusterqueues"), {t: t for t in ("nlp", "research", "serving")})
+    serving = compute(ev, horizon=4 * H, capacity=capacity, resource_of=resource, nominal=nominal).teams["serving"]
+    s = serving.summary()
+    assert s["replica_h_asked"] == pytest.approx(6, abs=2 * TOLERANCE / H)
+    assert s["replica_h_running"] == pytest.approx(5, abs=3 * TOLERANCE / H)
+    assert s["replica_h_short"] == pytest.approx(1, abs=2 * TOLERANCE / H)
+    assert s["serving_chip_h"] == pytest.approx(40, abs=8 * 3 * TOLERANCE / H)
+    assert sorted(serving.replica_waits) == pytest.approx([0, 0, H], abs=TOLERANCE)
+    assert (s["replicas_preempted"], s["replicas_never_ran"], s["preempted"], s["lost_chip_h"]) == (1, 0, 0, 0)

@@ -11,6 +11,11 @@ ReplicaSet controller makes a new one, which queues again. kwok runs the pods un
 ``gke-accel/run-seconds``). A Deployment whose last count is 0 is deleted once its pods are gone; one
 still up is deleted at the horizon (``Runner.withdraw``).
 
+A replica that goes is ``finished`` (scaled down) while the scale-downs so far still have admitted pods
+to remove (the ReplicaSet controller removes those not yet admitted first), else ``evicted``: Kueue
+evicted it (its Workload's Evicted condition, or, when the pod and its Workload went between two polls,
+the Workload's Events: reason Preempted).
+
 Logged per replica (``Event.deployment`` = the Deployment, ``Event.job`` = the pod): ``admitted``
 (flavor), ``running`` (chips of one replica; 0 when it stops), ``evicted`` (detail ``preempted`` or
 ``evicted``; ``lost`` is always 0: a server loses availability, not work), ``finished`` (the pod went
@@ -38,6 +43,7 @@ class Replica:
     admitted: bool = False
     running: bool = False
     flavor: str = ""
+    workload: str = ""  # its Workload's name, seen at admission
 
 
 @dataclass
@@ -49,6 +55,7 @@ class ServingState:
     created: bool = False
     done: bool = False  # scaled to 0 after its last step, its pods gone, its objects deleted
     pods: dict[str, Replica] = field(default_factory=dict)
+    down: int = 0  # admitted replicas the scale-downs so far will still remove
 
     @property
     def name(self) -> str:
@@ -88,6 +95,9 @@ def apply(api: Api, st: ServingState, reach: float, now: float, log: Log) -> Non
         else:
             api.request("PATCH", f"{collection(deployment)}/{st.name}", {"spec": {"replicas": replicas}},
                         "application/merge-patch+json")  # fmt: skip
+            # the ReplicaSet controller removes the excess pods, those not yet admitted first
+            excess = len(st.pods) - replicas
+            st.down += max(0, excess - sum(not r.admitted for r in st.pods.values()))
         st.target = replicas
         log(_event(now, st, "scaled", chips=st.sub.chips, replicas=replicas))
 
@@ -128,6 +138,7 @@ def follow(api: Api, now: float, st: ServingState, workloads: dict[tuple[str, st
         reserved = _cond(wl, "QuotaReserved") is not None and evicted is None and _cond(wl, "Finished") is None
         if reserved and not rep.admitted:
             rep.admitted, rep.flavor = True, _flavor(wl, st.sub.resource)
+            rep.workload = str((wl or {}).get("metadata", {}).get("name", ""))
             log(_event(now, st, "admitted", name, flavor=rep.flavor, chips=st.sub.chips))
         elif evicted is not None and rep.admitted:
             _evict(now, st, name, rep, evicted, log)
@@ -135,11 +146,14 @@ def follow(api: Api, now: float, st: ServingState, workloads: dict[tuple[str, st
         if phase == "Running" and rep.admitted and not rep.running:
             rep.running = True
             log(_event(now, st, "running", name, flavor=rep.flavor, chips=st.sub.chips))
-    for name in [n for n in st.pods if n not in live]:  # gone: scaled down, or preempted (logged then)
+    for name in [n for n in st.pods if n not in live]:  # gone: scaled down, or evicted (logged if seen)
         rep = st.pods.pop(name)
-        if rep.admitted:
+        if rep.admitted and st.down > 0:
+            st.down -= 1
             _stop(now, st, name, rep, log)
             log(_event(now, st, "finished", name, flavor=rep.flavor, chips=st.sub.chips, detail="scaled-down"))
+        elif rep.admitted:  # Kueue evicted it and its pod and Workload went between two polls: its events say why
+            _evict(now, st, name, rep, {"reason": _why_gone(api, st.sub.namespace, rep.workload)}, log)
     if st.applied == len(st.steps) and st.target == 0 and not pods:
         for obj in st.sub.objects:
             api.delete(f"{collection(obj)}/{obj['metadata']['name']}")
@@ -151,6 +165,12 @@ def _evict(now: float, st: ServingState, name: str, rep: Replica, evicted: dict[
     cause = "preempted" if evicted.get("reason") == "Preempted" else "evicted"
     log(_event(now, st, "evicted", name, flavor=rep.flavor, chips=st.sub.chips, detail=cause))
     rep.admitted = False
+
+
+def _why_gone(api: Api, namespace: str, workload: str) -> str:
+    """The reason Kueue recorded for evicting ``workload`` (its Events outlive it): Preempted, or ""."""
+    found = api.items(f"/api/v1/namespaces/{namespace}/events?fieldSelector=involvedObject.name%3D{workload}")
+    return "Preempted" if any(e.get("reason") == "Preempted" for e in found) else ""
 
 
 def _stop(now: float, st: ServingState, name: str, rep: Replica, log: Log) -> None:
