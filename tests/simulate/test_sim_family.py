@@ -11,6 +11,7 @@ import pytest
 from gke_accel.model import ConfigError, load_environment
 from gke_accel.simulate import family, generate
 from gke_accel.simulate.objects import check_trace
+from gke_accel.simulate.trace import TraceJob
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 H, DAY = 3600.0, 86400.0
@@ -82,3 +83,19 @@ def single_host(folder: Path) -> Path:
     assert n == 2
     (folder / "staging.yaml").write_text(text)
     return folder / "staging.yaml"
+
+
+def test_a_deployment_is_checked_at_its_largest_replica_count(tmp_path: Path) -> None:
+    """staging (single-host slices): serving may hold 8 v5e chips of its own + 24 it may borrow = 32, four
+    8-chip replicas; a Deployment that ever asks for five is refused once, naming its largest count."""
+    plan = load_environment(single_host(tmp_path))
+
+    def rows(*counts: int) -> list[TraceJob]:
+        return [TraceJob(name="web", submit=i * H, team="serving", accelerator="v5e", duration=0.0, chips=8,
+                         kind="deployment", replicas=n) for i, n in enumerate(counts)]  # fmt: skip
+
+    check_trace(plan, rows(1, 4, 0), "ok")
+    with pytest.raises(ConfigError) as err:
+        check_trace(plan, rows(1, 5, 2, 0), "big")
+    (issue,) = err.value.issues
+    assert issue.path == "big: job web: chips" and "needs 40 v5e at once" in issue.message
