@@ -11,8 +11,11 @@
   with the numbers published on Kueue 0.17 (results/cohort.json, static.json).
 - inference-peak: training on every chip when serving's inference asks for two slices: time until it
   runs, training work lost against the checkpoint interval, when training resumes.
-- day-night: training by day, inference by night on the same 32 chips: the chips each needs at its
-  peak against one shared pool (the sources: 37% cheaper than two pools).
+- day-night: training by day, serving by night on the same 32 chips, serving as one Deployment whose
+  replica count follows the hour (``family.day_night``), on staging with its v5e slices in the single-host
+  form (``single_host_config``: a Deployment replica is one pod; the shipped 2-VM form takes a JobSet):
+  the chips each needs at its peak, chip-hours used, and the monthly cost of two pools sized for each peak
+  against the one shared pool at the catalog's v5e on-demand price (the sources: 37% cheaper).
 
 Writes benchmarks/queues/results/<scenario>.json, .events.jsonl, .png (utilization and queues) and
 .holders.png (who holds the chips), and prints a Markdown table. ``--parallel N`` runs N scenarios at
@@ -22,17 +25,22 @@ once, each in its own process and twin (the runs wait on the controllers' fixed 
 from __future__ import annotations
 
 import argparse
+import atexit
 import itertools
 import json
 import math
+import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from gke_accel.catalog import load_catalog
 from gke_accel.model import load_environment
 from gke_accel.simulate import events, family, generate, report, trace
 from gke_accel.simulate.session import Options, simulate
@@ -63,6 +71,25 @@ SCENARIOS: dict[str, tuple[Callable[[], list[TraceJob]], str, float, float, floa
     "stress-cohort": (stress, "cohort", 0.0, DAY, 8 * DAY),
     "stress-static": (stress, "static", 0.0, DAY, 8 * DAY),
 }
+
+
+SHARED_POOL, SOURCES_SAVING = 32, 0.37  # staging's v5e chips; the sources' "37% cheaper" (issue #42)
+
+
+def single_host_config() -> Path:
+    """A config folder holding staging with its v5e 2x4 slices as single-host VMs (ct5lp-hightpu-8t): the
+    same 32 chips, teams, quotas and queues; a Deployment replica can hold a whole slice."""
+    folder = Path(tempfile.mkdtemp(prefix="bench-queues-single-host-"))
+    atexit.register(shutil.rmtree, folder, True)
+    text, n = re.subn(r"machine_type: ct5lp-hightpu-4t.*", "machine_type: ct5lp-hightpu-8t",
+                      (CONFIG / "staging.yaml").read_text())  # fmt: skip
+    if n != 2:
+        raise SystemExit(f"bench-queues: expected staging's two v5e pools on ct5lp-hightpu-4t, found {n}")
+    (folder / "staging.yaml").write_text(text)
+    return folder
+
+
+CONFIGS: dict[str, Callable[[], Path]] = {"day-night": single_host_config}  # default: CONFIG as shipped
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,7 +172,8 @@ def window(jobs: list[TraceJob], capacity: dict[str, int], warmup: float, until:
 def run_one(name: str, out: Path, quiet: float, until_days: float | None = None) -> None:
     build, policy, rate, warmup, until = SCENARIOS[name]
     jobs = build()
-    plan = load_environment(str(CONFIG / "staging.yaml"))
+    config = CONFIGS.get(name, lambda: CONFIG)()
+    plan = load_environment(str(config / "staging.yaml"))
     (out / f"{name}.trace.csv").write_text(trace.to_csv(jobs))
     win = window(jobs, generate.capacity_of(plan), warmup, until, until_days)
     until, measured, load = win.until, win.measured, win.offered_load
@@ -153,7 +181,7 @@ def run_one(name: str, out: Path, quiet: float, until_days: float | None = None)
           f"{', '.join(f'{a} {v:.1%}' for a, v in load.items())}", flush=True)  # fmt: skip
     started = time.monotonic()
     opts = Options(policy=policy, quiet=quiet, node_failures=rate, seed=TYPICAL_SEED, until=until, warmup=warmup)
-    res = simulate("staging", jobs, opts, config_dir=CONFIG, on_tick=Progress(name, started),
+    res = simulate("staging", jobs, opts, config_dir=config, on_tick=Progress(name, started),
                    on_step=lambda s: print(f"  {name}: {s}", flush=True))  # fmt: skip
     header = {**res.header, "scenario": name, "offered_load": load,
               "total_wall_seconds": round(time.monotonic() - started, 1),
@@ -171,7 +199,7 @@ def run_one(name: str, out: Path, quiet: float, until_days: float | None = None)
 def extra(name: str, log: list[events.Event], metrics: dict[str, object]) -> dict[str, object]:
     """The scenario's own numbers from its event log (inference peak, day/night)."""
     if name == "day-night":
-        return {"day_night": day_night(log)}
+        return {"day_night": day_night(log, SCENARIOS[name][4] / 3600)}
     if name == "inference-peak":
         return {"inference_peak": inference_peak(log)}
     return {}
@@ -196,19 +224,28 @@ def running_chips(log: list[events.Event]) -> list[tuple[float, dict[str, int]]]
     return out
 
 
-def day_night(log: list[events.Event]) -> dict[str, object]:
-    """Peak chips of training (nlp, research) and of inference (serving) against one pool of 32, and
-    chip-hours each used. Two pools sized for each peak would hold peak_train + peak_inference chips."""
-    series = running_chips(log)
+def day_night(log: list[events.Event], window_h: float = 3 * 24.0) -> dict[str, object]:
+    """Peak chips of training (nlp, research) and of serving (its Deployment's replicas), chip-hours used
+    over ``window_h``, and the monthly cost of two pools sized for each peak against one shared pool of
+    SHARED_POOL chips, at the catalog's v5e on-demand price, beside the sources' saving."""
+    end = window_h * 3600
+    series = [p for p in running_chips(log) if p[0] < end]
     train = max((c.get("nlp", 0) + c.get("research", 0) for _, c in series), default=0)
-    infer = max((c.get("serving", 0) for _, c in series), default=0)
+    serve = max((c.get("serving", 0) for _, c in series), default=0)
+    both = max((sum(c.values()) for _, c in series), default=0)
     used = 0.0
-    for (t0, c), (t1, _) in itertools.pairwise(series):
-        used += sum(c.values()) * (t1 - t0) / 3600
-    shared = 32
-    return {"peak_training_chips": train, "peak_inference_chips": infer, "shared_pool_chips": shared,
-            "separate_pools_chips": train + infer, "chip_hours_used": round(used, 1),
-            "saving_vs_separate": round(1 - shared / (train + infer), 3) if train + infer else 0.0}  # fmt: skip
+    for (t0, c), (t1, _) in itertools.pairwise([*series, (end, {})]):
+        used += sum(c.values()) * (t1 - t0) / 3600  # to the window's end: what still runs then counts until then
+    prices = load_catalog().prices
+    month = prices.tpu_per_chip_hour["v5e"].on_demand * prices.hours_per_month  # USD per chip and month
+    separate = train + serve
+    return {"peak_training_chips": train, "peak_serving_chips": serve, "peak_both_chips": both,
+            "shared_pool_chips": SHARED_POOL, "separate_pools_chips": separate, "chip_hours_used": round(used, 1),
+            "used_share_of_shared_pool": round(used / (SHARED_POOL * window_h), 3) if window_h else 0.0,
+            "v5e_on_demand_usd_per_chip_hour": prices.tpu_per_chip_hour["v5e"].on_demand,
+            "monthly_usd_shared": round(SHARED_POOL * month), "monthly_usd_separate": round(separate * month),
+            "saving_vs_separate": round(1 - SHARED_POOL / separate, 3) if separate else 0.0,
+            "sources_saving": SOURCES_SAVING}  # fmt: skip
 
 
 def inference_peak(log: list[events.Event]) -> dict[str, object]:

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gke_accel.model import ConfigError
-from gke_accel.simulate.trace import REQUIRED, TraceJob, format_duration, parse_duration, parse_trace, to_csv, to_yaml
+from gke_accel.simulate.trace import TraceJob, format_duration, parse_duration, parse_trace, to_csv, to_yaml
 
 HELP = "a duration like 90m, 2h30m, 1d, 45s or a number of minutes"  # what the user reads
 GOOD_CSV = """name,submit,team,accelerator,chips,slices,duration,priority,checkpoint,kind
@@ -47,23 +47,20 @@ def test_every_mistake_is_reported_at_once_with_line_field_value_and_valid_value
         "jobs.csv:2: duration: '0' is zero; valid: more than 0",
         "jobs.csv:2: checkpoint: '-5' is not a duration; valid: " + HELP,
         "jobs.csv:2: chips: 'eight' is not a whole number from 1 to 100000; valid: 1, 2, 4, 8, ...",
-        "jobs.csv:2: kind: 'pod' is not a kind; valid: job, jobset",
+        "jobs.csv:2: kind: 'pod' is not a kind; valid: job, jobset, deployment",
         "jobs.csv:2: name: 'A_1' is not a lowercase DNS label of at most 40 characters; valid: e.g. nlp-pretrain-3",
-        "jobs.csv:3: team: is missing; valid: a value (required fields: submit, team, accelerator, duration)",
-        "jobs.csv:4: name: 'ok' is used twice; valid: a name per job",
+        "jobs.csv:3: team: is missing; valid: a value (required fields: submit, team, accelerator)",
+        "jobs.csv:4: name: 'ok' is used twice; valid: a name per job (rows of one deployment share theirs)",
     ]
 
 
 def test_a_header_without_required_columns_or_with_unknown_ones_is_refused() -> None:
+    fields = "submit, team, kind, accelerator, chips, slices, duration, priority, checkpoint, replicas, name"
     with pytest.raises(ConfigError) as err:
         parse_trace("submit,team,gpus\n0,nlp,1\n", "x.csv")
     assert [i.render() for i in err.value.issues] == [
-        "x.csv:1: gpus: is not a trace field; valid: submit, team, kind, accelerator, chips, slices, duration, "
-        "priority, checkpoint, name",
-        "x.csv:1: the header has no 'accelerator' column; valid: submit, team, kind, accelerator, chips, slices, "
-        "duration, priority, checkpoint, name",
-        "x.csv:1: the header has no 'duration' column; valid: submit, team, kind, accelerator, chips, slices, "
-        "duration, priority, checkpoint, name",
+        f"x.csv:1: gpus: is not a trace field; valid: {fields}",
+        f"x.csv:1: the header has no 'accelerator' column; valid: {fields}",
     ]
 
 
@@ -77,7 +74,8 @@ def test_yaml_that_is_not_a_list_of_jobs_is_refused() -> None:
     assert err.value.issues[0].render() == "t.yaml:2: jobs[0]: 3 is not a mapping; valid: submit: ..., team: ..., ..."
     with pytest.raises(ConfigError) as err:  # under `jobs:`, with the line of each item
         parse_trace("jobs:\n  - {submit: 0, team: nlp, accelerator: v5e, duration: 1h}\n\n  - {}\n", "t.yaml")
-    assert {i.path for i in err.value.issues} == {"t.yaml:4: jobs[1]: " + k for k in REQUIRED}
+    required = ("submit", "team", "accelerator", "duration")  # a job row's (docs/simulate.md)
+    assert {i.path for i in err.value.issues} == {"t.yaml:4: jobs[1]: " + k for k in required}
 
 
 @pytest.mark.parametrize(("text", "seconds"), [("45s", 45), ("90m", 5400), ("2h30m", 9000), ("1d", 86400),

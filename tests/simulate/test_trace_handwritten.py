@@ -59,7 +59,7 @@ def test_a_header_still_names_only_trace_fields_once_each() -> None:
         parse_trace("submit, team ,tema,accelerator,duration, team\n0,nlp,x,v5e,1h,nlp\n", "t.csv")
     assert [(i.path, i.message, i.valid) for i in err.value.issues] == [
         ("t.csv:1: tema", "is not a trace field", "submit, team, kind, accelerator, chips, slices, duration, "
-         "priority, checkpoint, name"),
+         "priority, checkpoint, replicas, name"),
         ("t.csv:1: team", "names 2 columns", "one column per field"),
     ]  # fmt: skip
 

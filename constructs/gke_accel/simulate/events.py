@@ -3,6 +3,8 @@
 Types: ``submitted``; ``admitted`` (Kueue reserved quota: ``flavor``, ``chips``); ``running`` (``chips``
 held by the job's Running pods from now on; 0 = none); ``evicted`` (``detail`` preempted | node-failure;
 ``lost`` = seconds of work since the job's last checkpoint, thrown away); ``finished``.
+Serving (simulate/serving.py): ``scaled`` (a Deployment's ``replicas`` from now on), and the events above
+per replica, ``job`` the pod and ``deployment`` its Deployment.
 Stored as JSON lines (one event per line) so a run can be re-reported without the twin.
 """
 
@@ -12,7 +14,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
-TYPES = ("submitted", "admitted", "running", "evicted", "finished")
+TYPES = ("submitted", "admitted", "running", "evicted", "finished", "scaled")
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,8 @@ class Event:
     chips: int = 0
     detail: str = ""
     lost: float = 0.0
+    deployment: str = ""  # a serving replica's (or a ``scaled`` event's) Deployment; "" for a job
+    replicas: int = 0  # ``scaled``: the replica count asked for from now on
 
     def __post_init__(self) -> None:
         if self.type not in TYPES:

@@ -11,9 +11,12 @@
 - ``inference_peak``: every TPU chip trains (nlp its 16, research its 8 and 8 borrowed from idle serving, in
   jobs that checkpoint every ``checkpoint``), then serving's inference asks for two slices at once: how long
   until it runs, the training work lost against the checkpoint interval, when training resumes.
-- ``day_night``: training by day (08-20 h: nlp and research), serving's inference by night (20-08 h) on the
-  same 32 chips, as hour-long inference jobs whose number follows the hour (the trace format has Jobs and
-  JobSets, not Deployments: each night hour's replicas are that hour's jobs).
+- ``day_night``: training by day (08-20 h: nlp and research), serving by night (20-08 h) on the same 32
+  chips: one model-server Deployment (``kind: deployment``) whose replica count follows the night's hours,
+  a replica a whole 8-chip slice. A Deployment replica is one pod, so it needs the single-host form of a
+  2x4 slice (ct5lp-hightpu-8t); staging ships the 2-VM form, which only a JobSet can use
+  (benchmarks/queues runs this scenario on staging with that one change), and on single-host slices a
+  job is one slice: nlp trains as two one-slice jobs.
 """
 
 from __future__ import annotations
@@ -108,21 +111,29 @@ def inference_peak(checkpoint: float = 1800.0, peak_at: float = 5 * HOUR + 20 * 
     return _named(jobs)
 
 
-def day_night(days: int = 3, night_slices: tuple[int, ...] = (1, 2, 3, 3, 3, 2, 2, 2, 1, 1, 1, 1)) -> list[TraceJob]:
-    """Training 08-20 h by nlp (two slices) and research (one) each day; serving's inference from 20 h,
-    ``night_slices[i]`` one-slice jobs of one hour in the night's i-th hour (the replicas of that hour)."""
+NIGHT_SLICES = (1, 2, 3, 3, 3, 2, 2, 2, 1, 1, 1, 1)  # serving's replicas (8-chip slices) in the hours from 20 h
+
+
+def day_night(days: int = 3, night_slices: tuple[int, ...] = NIGHT_SLICES) -> list[TraceJob]:
+    """Training 08-20 h by nlp (two one-slice jobs) and research (one) each day; serving's Deployment
+    ``serving-night`` at ``night_slices[i]`` replicas of one slice in the night's i-th hour from 20 h, a
+    row where the count changes, scaled to 0 after the night."""
     jobs: list[TraceJob] = []
     for d in range(days):
         day = d * DAY
-        jobs.append(TraceJob(name="", submit=day + 8 * HOUR, team="nlp", accelerator="v5e", duration=12 * HOUR,
-                             chips=8, slices=2, checkpoint=HOUR))  # fmt: skip
-        jobs.append(TraceJob(name="", submit=day + 8 * HOUR, team="research", accelerator="v5e",
-                             duration=12 * HOUR, chips=8, slices=1, checkpoint=HOUR))  # fmt: skip
-        for i, n in enumerate(night_slices):
-            jobs += [TraceJob(name="", submit=day + (20 + i) * HOUR, team="serving", accelerator="v5e",
-                              duration=HOUR, chips=8, slices=1, priority="inference", checkpoint=None)
-                     for _ in range(n)]  # fmt: skip
-    return _named(jobs)
+        for team in ("nlp", "nlp", "research"):
+            jobs.append(TraceJob(name="", submit=day + 8 * HOUR, team=team, accelerator="v5e", duration=12 * HOUR,
+                                 chips=8, slices=1, kind="job", checkpoint=HOUR))  # fmt: skip
+    jobs = _named(jobs)
+    for d in range(days):
+        before = 0
+        for i, n in enumerate((*night_slices, 0)):
+            if n != before:
+                jobs.append(TraceJob(name="serving-night", submit=d * DAY + (20 + i) * HOUR, team="serving",
+                                     accelerator="v5e", duration=0.0, chips=8, kind="deployment",
+                                     priority="inference", replicas=n))  # fmt: skip
+            before = n
+    return sorted(jobs, key=lambda j: (j.submit, j.name))
 
 
 def _named(jobs: list[TraceJob]) -> list[TraceJob]:

@@ -18,6 +18,14 @@ after last week's work) that no number counts, though the series shows it.
   borrowed chip-hours of the flavor at each moment, split among the teams below their nominal in
   proportion to their idle nominal chips;
 - lost work: chip-hours of the ``lost`` seconds of the window's evictions (since the last checkpoint).
+- serving (a trace's Deployments, simulate/serving.py), per team beside its jobs, not in the jobs' numbers
+  above (waits, goodput): its replicas' Running pods count in utilization, borrowing and the holders
+  series like any pod; ``serving_chip_h``: their chip-hours; replica-hours asked for (the replica count
+  over time) and running, and ``replica_h_short``: asked for but not running (a server loses availability,
+  not work: no lost work is counted for a replica); a wait per replica: from the scale-up (or the
+  preemption) that left it missing to when a replica runs in its place, the oldest missing one first (a
+  scale-down cancels the newest waits; still missing at the end: waited until then, ``replicas_never_ran``);
+  ``replicas_preempted``.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gke_accel.simulate.events import Event
+from gke_accel.simulate.replicas import ReplicaTally
 
 HOUR = 3600.0
 
@@ -61,6 +70,22 @@ class TeamStats:
     borrowed: float = 0.0  # chip-hours
     lent: float = 0.0  # chip-hours
     lost: float = 0.0  # chip-hours
+    serving_chip_h: float = 0.0  # chip-hours of Running replicas
+    replica_h_asked: float = 0.0  # replica-hours asked for (the Deployments' replica counts over time)
+    replica_h_running: float = 0.0
+    replica_h_short: float = 0.0  # replica-hours asked for and not running
+    replica_waits: list[float] = field(default_factory=list)  # seconds, one per replica that went missing
+    replicas_preempted: int = 0
+    replicas_never_ran: int = 0  # still missing at the end of the window
+
+    def serving(self) -> dict[str, float | int]:
+        return {
+            "serving_chip_h": self.serving_chip_h, "replica_h_asked": self.replica_h_asked,
+            "replica_h_running": self.replica_h_running, "replica_h_short": self.replica_h_short,
+            "replica_waits_n": len(self.replica_waits), "replica_wait_p50_h": percentile(self.replica_waits, 50) / HOUR,
+            "replica_wait_max_h": max(self.replica_waits, default=0.0) / HOUR,
+            "replicas_preempted": self.replicas_preempted, "replicas_never_ran": self.replicas_never_ran,
+        }  # fmt: skip
 
     def summary(self) -> dict[str, float | int]:
         return {
@@ -74,6 +99,7 @@ class TeamStats:
             "ran_chip_h": self.ran, "asked_chip_h": self.asked,
             "goodput": self.ran / self.asked if self.asked else 0.0,
             "borrowed_chip_h": self.borrowed, "lent_chip_h": self.lent, "lost_chip_h": self.lost,
+            **self.serving(),
         }  # fmt: skip
 
 
@@ -113,6 +139,7 @@ def compute(
     ``nominal`` team -> flavor -> chips."""
     ordered = sorted(events, key=lambda e: e.t)
     teams: dict[str, TeamStats] = defaultdict(TeamStats)
+    srv = ReplicaTally(teams, start)
     running: dict[str, tuple[str, int]] = {}  # job -> (flavor, chips)
     held: dict[str, tuple[str, str, int]] = {}  # job -> (team, flavor, chips)
     submitted: dict[str, float] = {}
@@ -158,11 +185,15 @@ def compute(
         for f, c in running.values():
             area[f] += c * dt
         for job, (_, c) in running.items():
-            teams[team_of[job]].ran += c * dt / HOUR
+            if job in srv.replica:
+                teams[team_of[job]].serving_chip_h += c * dt / HOUR
+            else:
+                teams[team_of[job]].ran += c * dt / HOUR
         for job in set(pending) | set(held):
             teams[team_of[job]].asked += chips_of[job] * dt / HOUR
+        srv.advance(dt)
         use: dict[tuple[str, str], int] = defaultdict(int)
-        for team, f, c in held.values():
+        for team, f, c in [*held.values(), *srv.held.values()]:
             use[(team, f)] += c
         for f in capacity:
             over = {t: max(0, use[(t, f)] - nominal.get(t, {}).get(f, 0)) for t in set(nominal) | set(teams)}
@@ -186,6 +217,15 @@ def compute(
         if e is None:
             break
         s = teams[e.team]
+        if e.deployment:  # serving: a Deployment's scaling or one of its replicas
+            if e.type == "running" and e.chips:
+                running[e.job] = (e.flavor, e.chips)
+            elif e.type in ("running", "evicted", "finished"):
+                running.pop(e.job, None)
+            if e.type == "evicted":
+                marks.append((e.t / HOUR, e.team, e.detail))
+            srv.event(e)
+            continue
         counted = submitted.get(e.job, e.t) >= start  # a job of the window (not of the warm-up)
         if e.type == "submitted":
             s.submitted += counted
@@ -235,7 +275,8 @@ def compute(
         if job not in first_admit and submitted.get(job, end) >= start:
             teams[team].censored += 1
             teams[team].first_waits.append(end - submitted.get(job, end))
-    finished = {e.job for e in ordered if e.type == "finished"}
+    srv.close(end)
+    finished = {e.job for e in ordered if e.type == "finished" and not e.deployment}
     for job in submitted:  # every job of the window not finished: its waits so far (censored at the end)
         if job not in finished and submitted[job] >= start:
             teams[team_of[job]].waits.append(waited[job])

@@ -54,17 +54,24 @@ def _held(obj: Obj) -> tuple[int, str, int]:
     return total, name, sum(int(pods) for pods, _ in parts)
 
 
-def submission(plan: EnvironmentPlan, job: TraceJob, run_seconds: float | None) -> Submission:
+def submission(plan: EnvironmentPlan, job: TraceJob, run_seconds: float | None, replicas: int = 1) -> Submission:
     """The objects for ``job``, their pods annotated to complete after ``run_seconds`` wall seconds (None:
-    not annotated); raises ConfigError (from ``workload new``'s checks) when the environment cannot run it."""
+    not annotated); raises ConfigError (from ``workload new``'s checks) when the environment cannot run it.
+    A deployment (``job.serving``) is checked at ``replicas`` (its largest count) and made with its row's
+    count; its pods carry no run time (they serve until scaled away) and Kueue gates them one by one."""
     req = WorkloadRequest(
         name=job.name, team=job.team, kind=job.kind,  # type: ignore[arg-type]
         accelerator=job.accelerator, image=IMAGE, chips=job.chips, priority=job.priority,
-        slices=job.slices, labels={JOB_LABEL: job.name},
+        slices=job.slices, labels={JOB_LABEL: job.name}, replicas=max(replicas, 1),
     )  # fmt: skip
-    objects = new_workload(plan, req)
-    for obj in objects:
-        obj["spec"]["suspend"] = True  # Kueue unsuspends it on admission
+    # the workload first (a Deployment comes with its PodDisruptionBudget)
+    objects = sorted(new_workload(plan, req), key=lambda o: o["kind"] not in ("Job", "JobSet", "Deployment"))
+    if job.serving:
+        objects[0]["spec"]["replicas"] = job.replicas or 0
+        run_seconds = None
+    for obj in objects[:1]:
+        if not job.serving:
+            obj["spec"]["suspend"] = True  # Kueue unsuspends it on admission
         for template in _pod_templates(obj):
             meta = template.setdefault("metadata", {})
             if run_seconds is not None:
@@ -78,9 +85,15 @@ def submission(plan: EnvironmentPlan, job: TraceJob, run_seconds: float | None) 
 def check_trace(plan: EnvironmentPlan, jobs: Iterable[TraceJob], source: str) -> None:
     """Every job of the trace can be made for this environment; else one ConfigError naming each job."""
     issues: list[ConfigIssue] = []
+    largest: dict[str, int] = {}
     for job in jobs:
+        if job.serving:
+            largest[job.name] = max(largest.get(job.name, 0), job.replicas or 0)
+    for job in jobs:
+        if job.serving and job.name not in largest:
+            continue  # one check per Deployment, at its largest replica count
         try:
-            submission(plan, job, job.duration)
+            submission(plan, job, job.duration, largest.pop(job.name, 1))
         except ConfigError as err:
             for issue in err.issues:
                 field = issue.path.removeprefix("--").replace("gpus", "chips")

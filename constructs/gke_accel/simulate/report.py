@@ -32,7 +32,37 @@ def text(m: Metrics, header: Mapping[str, object]) -> str:
     window = f"{(m.horizon - m.start) / 3600:.1f} h" + (f" after {m.start / 3600:g} h of warm-up" if m.start else "")
     notes = ("waits include re-queueing after preemption or node loss; goodput = chip-hours running / "
              "chip-hours asked for while waiting or running")  # fmt: skip
-    return f"{head}\nutilization over {window}: {util} (flavors: {flavors})\n{table}\n{notes}\n"
+    return f"{head}\nutilization over {window}: {util} (flavors: {flavors})\n{table}\n{notes}\n{serving(m)}"
+
+
+def serving(m: Metrics) -> str:
+    """The serving table (a trace's Deployments), per team with replicas; empty without any."""
+    rows = []
+    for team, s in sorted(m.teams.items()):
+        d = s.serving()
+        if not d["replica_h_asked"] and not d["serving_chip_h"]:
+            continue
+        hours = [f"{d[k]:.1f}" for k in ("replica_h_asked", "replica_h_running", "replica_h_short", "serving_chip_h")]
+        rows.append(
+            [
+                team,
+                *hours,
+                str(d["replica_waits_n"]),
+                f"{d['replica_wait_p50_h']:.2f}",
+                f"{d['replica_wait_max_h']:.2f}",
+                str(d["replicas_preempted"]),
+                str(d["replicas_never_ran"]),
+            ]
+        )
+    if not rows:
+        return ""
+    headers = ["serving", "replica-h asked", "running", "short", "chip-h", "replica waits", "wait p50 h", "max h",
+               "preempted", "never ran"]  # fmt: skip
+    note = (
+        "a replica's wait: from the scale-up (or preemption) that left it missing until one runs in its "
+        "place; short = replica-hours asked for but not running (a server loses availability, not work)"
+    )
+    return f"{render_table(headers, rows)}\n{note}\n"
 
 
 def p95_cell(d: Mapping[str, object]) -> str:

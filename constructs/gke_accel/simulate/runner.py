@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gke_accel.model import EnvironmentPlan
-from gke_accel.simulate import failures
+from gke_accel.simulate import failures, serving
 from gke_accel.simulate.api import Api, ApiError, collection
 from gke_accel.simulate.events import Event
 from gke_accel.simulate.objects import JOB_LABEL, Submission, submission
@@ -83,7 +83,8 @@ class Runner:
                  tick: float = 0.25, node_failures: float = 0.0, seed: int = 1,
                  until: float | None = None, on_tick: Callable[[float], None] | None = None) -> None:  # fmt: skip
         self.api, self.plan, self.k, self.tick = api, plan, compression, tick
-        self.jobs = {j.name: JobState(submission(plan, j, self.run_seconds(j))) for j in jobs}
+        self.jobs = {j.name: JobState(submission(plan, j, self.run_seconds(j))) for j in jobs if not j.serving}
+        self.serving = serving.deployments(plan, jobs)  # the trace's Deployments (simulate/serving.py)
         self.events: list[Event] = []
         last = max((j.submit + j.duration for j in jobs), default=0.0)
         self.until = until if until is not None else 3 * last + 3600
@@ -111,7 +112,7 @@ class Runner:
             ticks += 1
             if self.on_tick:
                 self.on_tick(now)
-            if now >= self.until or all(s.finished for s in self.jobs.values()):
+            if now >= self.until or self.all_done():
                 if self.late:
                     late = f"kwok ended {len(self.late)} of {len(self.jobs)} jobs' first runs late"
                     self.notes.append(f"{late}; the runner ended them {2 * self.tick * self.k / 60:.1f} simulated "
@@ -120,13 +121,18 @@ class Runner:
                 return RunResult(self.events, now, time.monotonic() - t0, ticks, self.notes)
             time.sleep(max(0.0, self.tick - ((time.monotonic() - t0) % self.tick)))
 
+    def all_done(self) -> bool:
+        """Every job finished and every Deployment scaled to 0 for good (its pods gone)."""
+        return all(s.finished for s in self.jobs.values()) and all(d.done for d in self.serving.values())
+
     def withdraw(self) -> None:
-        """At the horizon: delete the objects of every job not finished, so that nothing of this run holds
-        quota or nodes in the twin afterwards (the next run, or the user's own jobs, start clean)."""
-        for st in self.jobs.values():
-            if st.submitted and not st.finished:
-                for obj in st.sub.objects:
-                    self.api.delete(f"{collection(obj)}/{obj['metadata']['name']}")
+        """At the horizon: delete the objects of every job not finished and of every Deployment still up, so
+        that nothing of this run holds quota or nodes in the twin afterwards (the next run, or the user's
+        own jobs, start clean)."""
+        up = [d.sub for d in self.serving.values() if d.created and not d.done]
+        for sub in [st.sub for st in self.jobs.values() if st.submitted and not st.finished] + up:
+            for obj in sub.objects:
+                self.api.delete(f"{collection(obj)}/{obj['metadata']['name']}")
 
     # ---- one poll ----------------------------------------------------------------------------------
     def step(self, now: float) -> None:
@@ -146,6 +152,8 @@ class Runner:
                     self.api.create(obj)
                 st.submitted = True
                 self.log(now, st, "submitted", chips=st.sub.chips)
+        for dep in self.serving.values():
+            serving.apply(self.api, dep, reach, now, self.events.append)
         for due, names in [r for r in self.repairs if r[0] <= reach]:  # before new losses: each lasts a step
             failures.restore_nodes(self.api, self.saved_nodes, names)
             self.repairs.remove((due, names))
@@ -171,6 +179,8 @@ class Runner:
         for name, st in self.jobs.items():
             if st.submitted and not st.finished:
                 self.follow(now, st, workloads.get((st.sub.namespace, name)), running.get(name, 0))
+        for name, dep in self.serving.items():
+            serving.follow(self.api, now, dep, workloads, serving.pods_of(pods, name), self.events.append)
         return workloads, pods
 
     def follow(self, now: float, st: JobState, wl: Obj | None, chips: int) -> None:

@@ -1,11 +1,20 @@
 """The trace format (docs/simulate.md): one job per CSV row or YAML list item.
 
-Fields: ``submit`` (time after the start), ``team``, ``kind`` (job | jobset; empty: what ``workload new``
-picks for the pool), ``accelerator`` (v5e, l4, ...), ``chips`` (TPU: chips of one slice; GPU: GPUs per pod),
-``slices`` (TPU multislice; default 1), ``duration`` (work the job needs), ``priority`` (a priority class
-the team may use; empty: the team's default), ``checkpoint`` (interval between checkpoints; empty: none, a
-preempted job starts over), ``name`` (optional; default ``j<row>``). Times are durations like ``90m``,
-``2h30m``, ``1d``, ``45s`` or a bare number of minutes.
+Fields: ``submit`` (time after the start), ``team``, ``kind`` (job | jobset | deployment; empty: what
+``workload new`` picks for the pool), ``accelerator`` (v5e, l4, ...), ``chips`` (TPU: chips of one slice;
+GPU: GPUs per pod; deployment: accelerators of one replica), ``slices`` (TPU multislice; default 1),
+``duration`` (work the job needs), ``priority`` (a priority class the team may use; empty: the team's
+default), ``checkpoint`` (interval between checkpoints; empty: none, a preempted job starts over),
+``replicas`` (deployment rows only), ``name`` (optional for jobs, default ``j<row>``). Times are durations
+like ``90m``, ``2h30m``, ``1d``, ``45s`` or a bare number of minutes.
+
+Serving (``kind: deployment``): the rows with one ``name`` are one Deployment (a model server, made as
+``workload new --kind deployment`` makes it); each row sets its replica count (``replicas``, 0 scales it
+to zero) from its ``submit`` on, until the next row of that name. ``duration`` is optional on such a row:
+given, the count holds that long and the Deployment then scales to 0 (the next row of the name may not
+start earlier). The rows of one Deployment agree on team, accelerator, chips and priority; it takes no
+``slices`` above 1 and no ``checkpoint`` (a server keeps no work to lose: a preempted replica is an
+outage, not lost work). A Deployment still up at the end of the trace runs until the run's horizon.
 
 Every mistake is reported at once with the file, line, field, bad value and what is valid.
 """
@@ -14,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import re
 from collections.abc import Iterable
@@ -27,9 +37,12 @@ from gke_accel.model import ConfigError, ConfigIssue
 from gke_accel.model.core.input_files import MAX_TRACE_BYTES, MAX_TRACE_JOBS, csv_rows, parse_yaml, read_text
 from gke_accel.model.core.show import show
 
-FIELDS = ("submit", "team", "kind", "accelerator", "chips", "slices", "duration", "priority", "checkpoint", "name")
-REQUIRED = ("submit", "team", "accelerator", "duration")
-KINDS = ("job", "jobset")
+FIELDS = ("submit", "team", "kind", "accelerator", "chips", "slices", "duration", "priority", "checkpoint", "replicas",
+          "name")  # fmt: skip
+REQUIRED = ("submit", "team", "accelerator")  # and duration for a job or jobset, name and replicas for a deployment
+KINDS = ("job", "jobset", "deployment")
+DEPLOYMENT = "deployment"
+SAME = ("team", "accelerator", "chips", "priority")  # fields every row of one Deployment shares
 NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
 _UNIT = {"d": 86400, "h": 3600, "m": 60, "s": 1}
 _DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)d)?(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?$")
@@ -53,6 +66,11 @@ class TraceJob:
     kind: str | None = None
     priority: str | None = None
     checkpoint: float | None = None  # seconds between checkpoints; None: no checkpoints
+    replicas: int | None = None  # deployment: the replica count from ``submit`` on (else None)
+
+    @property
+    def serving(self) -> bool:
+        return self.kind == DEPLOYMENT
 
     @property
     def line_fields(self) -> dict[str, str]:
@@ -64,9 +82,10 @@ class TraceJob:
             "accelerator": self.accelerator,
             "chips": "" if self.chips is None else str(self.chips),
             "slices": str(self.slices),
-            "duration": format_duration(self.duration),
+            "duration": "" if self.serving and not self.duration else format_duration(self.duration),
             "priority": self.priority or "",
             "checkpoint": "" if self.checkpoint is None else format_duration(self.checkpoint),
+            "replicas": "" if self.replicas is None else str(self.replicas),
             "name": self.name,
         }
 
@@ -139,11 +158,16 @@ def _job(row: dict[str, Any], where: str, index: int, issues: list[ConfigIssue])
             raw = None
             bad.add(k)
         values[k] = "" if raw is None else str(raw).strip()
+    serving = values["kind"] == DEPLOYMENT
     for key in REQUIRED:
         if not values[key] and key not in bad:
             issues.append(
                 ConfigIssue(f"{where}: {key}", "is missing", "a value (required fields: " + ", ".join(REQUIRED) + ")")
             )
+    for key in ("name", "replicas") if serving else ("duration",):
+        if not values[key] and key not in bad:
+            need = "a deployment" if serving else "a job or jobset"
+            issues.append(ConfigIssue(f"{where}: {key}", "is missing", f"a value (required for {need})"))
     times: dict[str, float | None] = {}
     for key in ("submit", "duration", "checkpoint"):
         times[key] = parse_duration(values[key]) if values[key] else None
@@ -165,6 +189,19 @@ def _job(row: dict[str, Any], where: str, index: int, issues: list[ConfigIssue])
                                   f"{MAX_CHIPS}", "1 or more"))  # fmt: skip
     if values["kind"] and values["kind"] not in KINDS:
         issues.append(ConfigIssue(f"{where}: kind", f"{show(values['kind'])} is not a kind", ", ".join(KINDS)))
+    replicas = _int(values["replicas"], 0) if values["replicas"] else None
+    if values["replicas"] and not serving:
+        issues.append(ConfigIssue(f"{where}: replicas", f"{show(values['replicas'])} is set on a "
+                                  f"{values['kind'] or 'job'} row", "replicas only with kind deployment"))  # fmt: skip
+    elif values["replicas"] and replicas is None:
+        issues.append(ConfigIssue(f"{where}: replicas", f"{show(values['replicas'])} is not a whole number from 0 "
+                                  f"to {MAX_CHIPS}", "0 (scaled to zero), 1, 2, ..."))  # fmt: skip
+    if serving and slices is not None and slices > 1:
+        issues.append(ConfigIssue(f"{where}: slices", f"{slices} slices for a deployment",
+                                  "1 (a replica is one pod; a multislice server is not a Deployment)"))  # fmt: skip
+    if serving and values["checkpoint"]:
+        issues.append(ConfigIssue(f"{where}: checkpoint", f"{show(values['checkpoint'])} on a deployment row",
+                                  "empty (a server keeps no work to lose)"))  # fmt: skip
     name = values["name"] or f"j{index:04d}"
     if not NAME.match(name):
         issues.append(
@@ -179,7 +216,7 @@ def _job(row: dict[str, Any], where: str, index: int, issues: list[ConfigIssue])
     return TraceJob(
         name=name, submit=times["submit"] or 0.0, team=values["team"], accelerator=values["accelerator"],
         duration=times["duration"] or 0.0, chips=chips, slices=slices or 1, kind=values["kind"] or None,
-        priority=values["priority"] or None, checkpoint=times["checkpoint"],
+        priority=values["priority"] or None, checkpoint=times["checkpoint"], replicas=replicas,
     )  # fmt: skip
 
 
@@ -269,18 +306,59 @@ def parse_trace(text: str, source: str) -> list[TraceJob]:
             rows.append((f"{source}:{line}", {k.strip(): v for k, v in row.items() if v is not None}))
     parsed = [(where, _job(row, where, i, issues)) for i, (where, row) in enumerate(rows, 1)]
     jobs = [job for _, job in parsed if job is not None]
-    seen: set[str] = set()
+    seen: dict[str, bool] = {}  # name -> a deployment's
     for i, (where, row) in enumerate(rows, 1):
         raw = row.get("name")
         name = (str(raw).strip() if isinstance(raw, (str, int, float)) else "") or f"j{i:04d}"
-        if name in seen:
-            issues.append(ConfigIssue(f"{where}: name", f"{show(name)} is used twice", "a name per job"))
-        seen.add(name)
+        serving = str(row.get("kind") or "").strip() == DEPLOYMENT
+        if name in seen and not (serving and seen[name]):
+            valid = "a name per job (rows of one deployment share theirs)"
+            issues.append(ConfigIssue(f"{where}: name", f"{show(name)} is used twice", valid))
+        seen.setdefault(name, serving)
+    _check_deployments([(where, job) for where, job in parsed if job is not None and job.serving], issues)
     if not rows and not issues:
         issues.append(ConfigIssue(source, "has no jobs", "one job per row"))
     if issues:
         raise ConfigError(issues)
     return sorted(jobs, key=lambda j: (j.submit, j.name))
+
+
+def _check_deployments(rows: list[tuple[str, TraceJob]], issues: list[ConfigIssue]) -> None:
+    """The rows of each Deployment agree on ``SAME``, and each starts after the one before it ended."""
+    by_name: dict[str, list[tuple[str, TraceJob]]] = {}
+    for where, job in rows:
+        by_name.setdefault(job.name, []).append((where, job))
+    for group in by_name.values():
+        first_where, first = group[0]
+        for where, job in group[1:]:
+            for key in SAME:
+                if getattr(job, key) != getattr(first, key):
+                    mine, theirs = (
+                        ("empty" if v is None else show(v)) for v in (getattr(job, key), getattr(first, key))
+                    )
+                    issues.append(ConfigIssue(f"{where}: {key}", f"{mine} differs from {theirs} ({first_where})",
+                                              f"the same {key} on every row of deployment {job.name}"))  # fmt: skip
+        ordered = sorted(group, key=lambda r: r[1].submit)
+        for (w0, a), (w1, b) in itertools.pairwise(ordered):
+            if b.submit == a.submit:
+                issues.append(ConfigIssue(f"{w1}: submit", f"{format_duration(b.submit)} is also the submit of {w0}",
+                                          f"one row per time for deployment {b.name}"))  # fmt: skip
+            elif a.duration and b.submit < a.submit + a.duration:
+                issues.append(ConfigIssue(f"{w1}: submit", f"{format_duration(b.submit)} is before {w0} ends "
+                                          f"({format_duration(a.submit + a.duration)})",
+                                          f"at least {format_duration(a.submit + a.duration)}, or no duration "
+                                          f"on {w0}"))  # fmt: skip
+
+
+def scale_steps(rows: Iterable[TraceJob]) -> list[tuple[float, int]]:
+    """A Deployment's replica counts over time from its rows: (from, replicas), sorted, a row with a
+    ``duration`` followed by 0 at its end (unless the next row starts then)."""
+    steps: dict[float, int] = {}
+    for job in sorted(rows, key=lambda j: j.submit):
+        steps[job.submit] = job.replicas or 0
+        if job.duration:
+            steps.setdefault(job.submit + job.duration, 0)
+    return sorted(steps.items())
 
 
 def read_trace(path: Path) -> list[TraceJob]:

@@ -156,6 +156,7 @@ class VirtualRunner(Runner):
         times += [st.run_start + st.sub.job.duration - st.saved for st in self.jobs.values()
                   if st.run_start is not None and not st.finished]  # fmt: skip
         times += [f.t for f in self.failures[:1]] + [due for due, _ in self.repairs]
+        times += [t for dep in self.serving.values() for t in dep.upcoming()]  # scale times are event times
         # on steps, every time left is after ``now`` (what ``reach`` covered was applied), and a run that
         # started at ``now`` with less than half a step to go ends at the next one
         later = [self.on_step(t, now) for t in times if self.resolution or t > now + EPS] + [self.until]
@@ -174,7 +175,7 @@ class VirtualRunner(Runner):
             self.timing["api"] += self.clock() - a
             self.timing["jumps"] += 1
             self.settle(now)
-            if now >= self.until or all(s.finished for s in self.jobs.values()):
+            if now >= self.until or self.all_done():
                 break
             now = self.next_event(now)
         self.withdraw()
@@ -277,6 +278,33 @@ class VirtualRunner(Runner):
                     continue
                 self.why = f"{name}: admitted, {running} of {st.sub.pods} pods Running"
                 return True, False, False  # admitted: the JobSet/Job controllers, the scheduler, kwok at work
+        for name, dep in self.serving.items():
+            if not dep.created or dep.done:
+                continue
+            mine = by_job.get(name, [])
+            if len(mine) != dep.target:  # the Deployment and ReplicaSet controllers at work
+                self.why = f"{name}: {len(mine)} of {dep.target} replicas' pods"
+                return True, False, False
+            for pod in mine:
+                pod_name = pod["metadata"]["name"]
+                wl = workloads.get((dep.sub.namespace, pod_name))
+                untried = wl is not None and _status(wl, "QuotaReserved")[0] == ""
+                if untried and now_wall - self.first_seen.setdefault(pod_name, now_wall) >= self.quiet:
+                    queued = True  # as for a job's Workload above
+                elif wl is None or untried:
+                    self.why = f"{name}: pod {pod_name}: {'no Workload' if wl is None else 'Workload not yet tried'}"
+                    return True, False, False
+                elif _cond(wl, "QuotaReserved") is None:
+                    queued = True
+                elif _cond(wl, "Evicted"):
+                    self.why = f"{name}: pod {pod_name} evicted, quota not yet released"
+                    return True, False, False
+                elif pod.get("status", {}).get("phase") != "Running":
+                    if self.saved_nodes and _unschedulable(pod):
+                        waiting = True
+                        continue
+                    self.why = f"{name}: pod {pod_name} admitted, not Running"
+                    return True, False, False
         return False, queued, waiting
 
     def end_stuck(self, pods: Sequence[Obj], t: float) -> None:
