@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gke_accel.model import ConfigError
-from gke_accel.simulate.trace import TraceJob, format_duration, parse_duration, parse_trace, to_csv, to_yaml
+from gke_accel.simulate.durations import format_duration, parse_duration
+from gke_accel.simulate.trace import TraceJob, parse_trace, to_csv, to_yaml
 
 HELP = "a duration like 90m, 2h30m, 1d, 45s or a number of minutes"  # what the user reads
 GOOD_CSV = """name,submit,team,accelerator,chips,slices,duration,priority,checkpoint,kind

@@ -13,7 +13,7 @@ from pathlib import Path
 from gke_accel.cli.common import EXIT_CONFIG, EXIT_ERROR, EXIT_OK, Subcommands, add_command
 from gke_accel.model import ConfigError, ConfigIssue, load_environment
 from gke_accel.model.core.input_files import MAX_TRACE_JOBS, finite_in
-from gke_accel.simulate import events, generate, report, trace
+from gke_accel.simulate import durations, events, generate, report, trace
 from gke_accel.simulate.api import ApiError
 from gke_accel.simulate.failures import MAX_FAILURES
 from gke_accel.simulate.objects import check_trace
@@ -23,9 +23,9 @@ from gke_accel.twin import TwinError
 
 
 def _duration(text: str) -> float:
-    seconds = trace.parse_duration(text)
+    seconds = durations.parse_duration(text)
     if seconds is None:
-        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not {trace.DURATION_HELP}")
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not {durations.DURATION_HELP}")
     if seconds > trace.MAX_SECONDS:
         raise argparse.ArgumentTypeError(f"{text[:40]!r} is more than {trace.MAX_SHOWN}")
     return seconds
@@ -140,8 +140,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise ConfigError([ConfigIssue("--env", f"{args.env!r}: no {path}", "an environment of --config-dir")])
     problems = flag_problems(args)
     if args.until is not None and args.warmup >= args.until:
-        until = trace.format_duration(args.until)
-        problems.append(("--warmup", f"{trace.format_duration(args.warmup)} does not end before --until {until}"))
+        until = durations.format_duration(args.until)
+        problems.append(("--warmup", f"{durations.format_duration(args.warmup)} does not end before --until {until}"))
     if args.resolution and args.clock != "virtual":
         problems.append(("--resolution", "applies to the virtual clock only (--clock wall moves with wall time)"))
     if problems:
@@ -162,13 +162,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     failures = expected_failures(args.node_failures, jobs, horizon)
     if failures > MAX_FAILURES:
         raise ConfigError([ConfigIssue("--node-failures", f"{args.node_failures:g} a day over this run's "
-                                       f"{trace.format_duration(round(failures / args.node_failures * 86400))} "
+                                       f"{durations.format_duration(round(failures / args.node_failures * 86400))} "
                                        f"draws about {failures:.0f} node failures",
                                        f"at most {MAX_FAILURES} a run: a lower rate or an earlier --until",
                                        )])  # fmt: skip
     last = max((j.submit for j in jobs), default=0.0)
     if args.warmup and args.warmup >= last:
-        warmup, last_at = trace.format_duration(args.warmup), trace.format_duration(last)
+        warmup, last_at = durations.format_duration(args.warmup), durations.format_duration(last)
         message = f"{warmup} leaves no job of {source} to measure (the last is submitted at {last_at})"
         raise ConfigError([ConfigIssue("--warmup", message, "")])
     if args.save_trace:

@@ -16,9 +16,10 @@ from typing import Any
 from gke_accel.model import EnvironmentPlan
 from gke_accel.simulate import metrics
 from gke_accel.simulate.api import Api
+from gke_accel.simulate.durations import format_duration
 from gke_accel.simulate.policy import beyond_nominal, flavor_capacity, nominal_quotas
 from gke_accel.simulate.runner import KUEUE, Runner, RunResult, apply_policy
-from gke_accel.simulate.trace import TraceJob, format_duration
+from gke_accel.simulate.trace import TraceJob
 from gke_accel.simulate.virtual import VirtualRunner
 from gke_accel.workloads.lint.team import teams_by_namespace
 

@@ -36,6 +36,8 @@ import yaml
 from gke_accel.model import ConfigError, ConfigIssue
 from gke_accel.model.core.input_files import MAX_TRACE_BYTES, MAX_TRACE_JOBS, csv_rows, parse_yaml, read_text
 from gke_accel.model.core.show import show
+from gke_accel.simulate import trace_yaml
+from gke_accel.simulate.durations import DURATION_HELP, format_duration, parse_duration
 
 FIELDS = ("submit", "team", "kind", "accelerator", "chips", "slices", "duration", "priority", "checkpoint", "replicas",
           "name")  # fmt: skip
@@ -44,9 +46,6 @@ KINDS = ("job", "jobset", "deployment")
 DEPLOYMENT = "deployment"
 SAME = ("team", "accelerator", "chips", "priority")  # fields every row of one Deployment shares
 NAME = re.compile(r"^[a-z]([-a-z0-9]{0,38}[a-z0-9])?$")
-_UNIT = {"d": 86400, "h": 3600, "m": 60, "s": 1}
-_DURATION = re.compile(r"^(?:(\d+(?:\.\d+)?)d)?(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?$")
-DURATION_HELP = "a duration like 90m, 2h30m, 1d, 45s or a number of minutes"
 MAX_SECONDS = 366 * 86400.0  # any time in a trace or a flag: at most a simulated year
 MAX_SHOWN = "366d (a simulated year)"
 MAX_VALUE = 253  # characters of any field (a DNS subdomain's length; names are labels of 63)
@@ -88,35 +87,6 @@ class TraceJob:
             "replicas": "" if self.replicas is None else str(self.replicas),
             "name": self.name,
         }
-
-
-def parse_duration(text: str) -> float | None:
-    """Seconds, or None when ``text`` is not a duration."""
-    text = text.strip().lower()
-    if not text:
-        return None
-    if len(text) > 64:
-        return None
-    try:
-        seconds = float(text) * 60
-    except ValueError:
-        m = _DURATION.match(text)
-        if not m or not any(m.groups()):
-            return None
-        seconds = sum(float(v) * s for v, s in zip(m.groups(), _UNIT.values(), strict=True) if v)
-    return seconds if math.isfinite(seconds) and seconds >= 0 else None
-
-
-def format_duration(seconds: float) -> str:
-    """The shortest exact form: ``2h30m``, ``45s``, ``1d``; fractions of a second as ``12.5s``."""
-    if seconds != int(seconds):
-        return f"{seconds!r}s"
-    left, out = int(seconds), ""
-    for unit, size in _UNIT.items():
-        if left >= size:
-            out += f"{left // size}{unit}"
-            left %= size
-    return out or "0s"
 
 
 def _field(key: Any) -> str:
@@ -222,46 +192,6 @@ def _job(row: dict[str, Any], where: str, index: int, issues: list[ConfigIssue])
 
 # YAML 1.1 (PyYAML) reads a plain 1:30:00 as the base-60 integer 5400 (and 1:30.5 as a float): a time
 # written as H:MM:SS would become that many minutes. Its resolver's patterns (yaml/resolver.py).
-_BASE60 = re.compile(r"^[-+]?(?:[1-9][0-9_]*(?::[0-5]?[0-9])+|[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*)$")
-
-
-def _base60_times(text: str, source: str) -> list[ConfigIssue]:
-    """A time field whose plain value YAML reads as a base-60 number: refused, as in a CSV trace."""
-    issues: list[ConfigIssue] = []
-    key: str | None = None  # the last key scalar, while its value may follow
-    after_value = False
-    try:
-        for token in yaml.scan(text, Loader=yaml.SafeLoader):
-            if isinstance(token, yaml.AnchorToken):  # `submit: &t 1:30:00`: the value follows
-                continue
-            if not isinstance(token, yaml.ScalarToken):
-                after_value = isinstance(token, yaml.ValueToken)
-                key = key if after_value or isinstance(token, yaml.KeyToken) else None
-                continue
-            time_field = after_value and key in ("submit", "duration", "checkpoint")
-            if time_field and token.plain and _BASE60.match(token.value):
-                value = yaml.safe_load(token.value)
-                issues.append(ConfigIssue(f"{source}:{token.start_mark.line + 1}: {key}",
-                                          f"{show(token.value)} is a base-60 number in YAML ({value}), not a time",
-                                          "a duration like 1h30m (H:MM:SS is not one)"))  # fmt: skip
-            key, after_value = (None if after_value else token.value), False
-    except yaml.YAMLError:  # parse_yaml has read it already
-        return issues
-    return issues
-
-
-def _item_lines(text: str) -> list[int]:
-    """The line of each job of a YAML trace (a top-level list, or the list under ``jobs``); read after
-    parse_yaml's guards (composing expands no alias)."""
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return []
-    if isinstance(root, yaml.MappingNode):
-        root = next((v for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == "jobs"), None)
-    return [item.start_mark.line + 1 for item in root.value] if isinstance(root, yaml.SequenceNode) else []
-
-
 def parse_trace(text: str, source: str) -> list[TraceJob]:
     """The jobs of a trace file (CSV unless ``source`` ends in .yaml/.yml), sorted by submit time;
     raises ConfigError with every mistake. At most MAX_TRACE_JOBS jobs; YAML with the config reader's
@@ -270,13 +200,13 @@ def parse_trace(text: str, source: str) -> list[TraceJob]:
     rows: list[tuple[str, dict[str, Any]]] = []
     if source.endswith((".yaml", ".yml")):
         data = parse_yaml(text, source, max_values=MAX_TRACE_VALUES)
-        issues.extend(_base60_times(text, source))
+        issues.extend(trace_yaml.base60_times(text, source))
         data = data.get("jobs") if isinstance(data, dict) else data
         if not isinstance(data, list):
             raise ConfigError([ConfigIssue(source, "has no list of jobs", "a YAML list, or {jobs: [...]}")])
         if len(data) > MAX_TRACE_JOBS:
             raise ConfigError([ConfigIssue(source, f"has {len(data)} jobs", f"at most {MAX_TRACE_JOBS}")])
-        at = _item_lines(text)
+        at = trace_yaml.item_lines(text)
         for i, item in enumerate(data):
             where = f"{source}:{at[i]}: jobs[{i}]" if i < len(at) else f"{source}: jobs[{i}]"
             if not isinstance(item, dict):

@@ -48,9 +48,10 @@ from typing import Any
 
 from gke_accel.model import EnvironmentPlan
 from gke_accel.simulate.api import Api, ApiError
+from gke_accel.simulate.durations import format_duration
 from gke_accel.simulate.objects import JOB_LABEL
 from gke_accel.simulate.runner import JobState, Runner, RunResult, _cond
-from gke_accel.simulate.trace import TraceJob, format_duration
+from gke_accel.simulate.trace import TraceJob
 
 STUCK = 3.0  # wall seconds a deleted pod may stay Running before the runner ends it (kubelet stand-in)
 EPS = 1e-6  # simulated seconds: a run due at run_start + remaining is due despite float rounding
