@@ -176,3 +176,24 @@ def test_the_simulate_twins_detection_settings_are_short_and_a_grace_below_two_l
         NodeLifecycle(grace=5, lease=3, toleration=-1)
     text = str(err.value)  # all three problems at once
     assert "lease 3" in text and "grace 5" in text and "toleration -1" in text
+
+
+def test_on_half_hour_steps_the_repair_of_a_node_silenced_at_a_step_waits_for_the_next_step() -> None:
+    """j (2 h, checkpoint 30 min) on a, lost at 55 min: applied at the 1 h step; its silence (1 h 5 min 50
+    s) and its repair (1 h 10 min) both fall before the next step, 1 h 30: the node is silenced there, its
+    pod evicted, and the repair waits for the step after, 2 h (else the node would be back before the
+    engines saw it silent). The run ran 1 h 30, lost its node 1 h +- 15 min in: on average it keeps 45 min
+    (docs/simulate.md, the sawtooth's mean), loses 45 min; 75 min left from 2 h: 3 h 15, a tie, 3 h."""
+    plane = Plane({"j": "a"})
+    plan = load_environment(CONFIG / "staging.yaml")
+    clock = Clock()
+    jobs = parse_trace("name,submit,team,accelerator,chips,duration,checkpoint\nj,0,nlp,l4,1,2h,30m\n", "t.csv")
+    r = VirtualRunner(plane, plan, jobs, quiet=0.8, poll=0.1, bound=30.0, until=5 * H, resolution=30 * MIN,  # type: ignore[arg-type]
+                      clock=clock, epoch=clock, sleep=clock.sleep)  # fmt: skip
+    r.failures = [Failure(55 * MIN, ("a",))]
+    r.run()
+    assert plane.node_patches == [("a", None), ("a", "kwok")]
+    (evicted,) = [e for e in r.events if e.type == "evicted"]
+    assert (evicted.t, evicted.lost) == (1.5 * H, pytest.approx(45 * MIN))
+    assert [(e.t, e.chips) for e in r.events if e.type == "running"] == [(0.0, 1), (1.5 * H, 0), (2 * H, 1)]
+    assert [e.t for e in r.events if e.type == "finished"] == [3 * H]

@@ -15,11 +15,12 @@ inputs"):
   condition; on a topology (TAS) flavor Kueue 0.19.2's node controller sees the terminating pods on the
   NotReady nodes, records the failed node and, with a second failed node or no replacement
   (TASFailedNodeReplacementFailFast), evicts the Workload (reason ``NodeFailures``) and requeues it at
-  once (no ``requeueAt`` backoff: only WaitForPodsReady sets one); without the topology the Job waits for
-  its pods' terminal phase (podFailurePolicy), which a dead node never reports: the pods stay Terminating
-  until the repair. At the repair the runner gives the nodes back to kwok (``revive``): kwok heartbeats
-  them Ready, the node-lifecycle controller lifts the taints, the stuck pods end (kwok, then the
-  runner's kubelet stand-in), and the JobSet controller restarts the JobSet.
+  once (no ``requeueAt`` backoff: only WaitForPodsReady sets one), so it may be admitted again at once.
+  Either way nothing reports the evicted pods failed on a dead node: they stay Terminating, and the Job
+  (a podFailurePolicy replaces terminal pods only) runs nothing until the repair. At the repair (at
+  least one jump after the silence) the runner gives the nodes back to kwok (``revive``): kwok
+  heartbeats them Ready, the node-lifecycle controller lifts the taints, the stranded pods end (kwok,
+  then the runner's kubelet stand-in, noted), and the Job/JobSet controllers run the job again.
 - the lost work follows from the run interval the engines produced: the run keeps the checkpoints it
   wrote before the loss; everything from its last checkpoint to the moment its pods stopped is lost.
 """
@@ -35,11 +36,11 @@ from typing import Any
 from gke_accel.simulate.api import Api
 
 MAX_FAILURES = 10_000  # failures of one run, whatever the rate (the CLI refuses a rate that would draw more)
-# GKE runs kube-controller-manager and kube-apiserver with the upstream defaults (their 1.33 --help):
+# GKE does not publish its control plane's flags: the upstream defaults (the 1.33 binaries' --help)
 GRACE = 50.0  # --node-monitor-grace-period: a silent node is marked Unknown and tainted after this
 TOLERATION = 300.0  # --default-unreachable-toleration-seconds (DefaultTolerationSeconds): then its pods go
 DETECT = GRACE + TOLERATION  # simulated seconds from a loss to the eviction of the node's pods (an input)
-REPAIR = 600.0  # simulated seconds from a loss until the nodes are back (an input)
+REPAIR = 600.0  # simulated seconds from a loss until the nodes are back (an input; docs/simulate.md "Node loss")
 KWOK_LABEL = "type"  # kwok manages the nodes labelled type=kwok (twin/cluster.py start_kwok)
 DAY = 86400.0
 POOL_LABEL = "cloud.google.com/gke-nodepool"

@@ -149,11 +149,15 @@ class Runner:
                     self.api.create(obj)
                 st.submitted = True
                 self.log(now, st, "submitted", chips=st.sub.chips)
+        silenced: set[str] = set()
         for due, names in [r for r in self.silences if r[0] <= reach]:
             failures.silence(self.api, names)
             self.silent.update(names)
+            silenced.update(names)
             self.silences.remove((due, names))
-        for due, names in [r for r in self.repairs if r[0] <= reach]:  # before new losses: each lasts a step
+        # before new losses: each lasts a step; a node silenced now is repaired at a later jump, once the
+        # engines have evicted its pods (on the clock's steps both may fall on one)
+        for due, names in [r for r in self.repairs if r[0] <= reach and not silenced & set(r[1])]:
             failures.revive(self.api, names)
             for name in names:
                 self.saved_nodes.pop(name, None)
