@@ -197,3 +197,12 @@ def test_on_half_hour_steps_the_repair_of_a_node_silenced_at_a_step_waits_for_th
     assert (evicted.t, evicted.lost) == (1.5 * H, pytest.approx(45 * MIN))
     assert [(e.t, e.chips) for e in r.events if e.type == "running"] == [(0.0, 1), (1.5 * H, 0), (2 * H, 1)]
     assert [e.t for e in r.events if e.type == "finished"] == [3 * H]
+
+
+def test_nodes_still_silent_at_the_horizon_are_given_back_to_kwok_and_a_lost_node_not_yet_silent_is_left() -> None:
+    """Horizon 1 h 58 min. a lost at 1 h 50 min: silent at 1 h 55 min 50 s, its repair (2 h) after the
+    horizon, so the runner gives it back at the end (the twin's next run starts with every node); b lost
+    at 1 h 57 min would fall silent after the horizon: nothing to give back."""
+    plane = Plane({"j": "a"})
+    run(plane, "j,0,nlp,l4,1,3h,\n", [Failure(110 * MIN, ("a",)), Failure(117 * MIN, ("b",))], until=118 * MIN)
+    assert plane.node_patches == [("a", None), ("a", "kwok")]

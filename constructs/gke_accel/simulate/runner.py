@@ -125,11 +125,15 @@ class Runner:
 
     def withdraw(self) -> None:
         """At the horizon: delete the objects of every job not finished, so that nothing of this run holds
-        quota or nodes in the twin afterwards (the next run, or the user's own jobs, start clean)."""
+        quota or nodes in the twin afterwards (the next run, or the user's own jobs, start clean); the nodes
+        still silent are given back to kwok."""
         for st in self.jobs.values():
             if st.submitted and not st.finished:
                 for obj in st.sub.objects:
                     self.api.delete(f"{collection(obj)}/{obj['metadata']['name']}")
+        if self.silent:
+            failures.revive(self.api, sorted(self.silent))
+            self.silent.clear()
 
     # ---- one poll ----------------------------------------------------------------------------------
     def step(self, now: float) -> None:
