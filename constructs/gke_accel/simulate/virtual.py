@@ -2,16 +2,17 @@
 wall time. The runner jumps from one event to the next (``next_event``: the next submission, the next
 end of a run = its start + the job's remaining work, the next node loss or repair, the horizon), applies
 what happens then (creates the job's objects; completes the pods of a run that has done its work, phase
-Succeeded, as kwok's stage would; deletes or restores nodes), and waits until the control plane has
-settled (``settle``) before the next jump. Every change it sees while settling (admitted, running,
+Succeeded, as kwok's stage would; silences or revives lost nodes, failures.py), and waits until the
+control plane has settled (``settle``) before the next jump. Every change it sees while settling (admitted, running,
 evicted, finished) is logged at the jump's simulated time: the control plane reacts in 0 simulated
 seconds, however loaded the machine.
 
 Settled: nothing is mid-chain (a submitted job without its Workload or one Kueue has not yet tried (a
 Workload without a QuotaReserved condition for less than ``quiet``: Kueue 0.19 sets one aside without a
 condition when an equivalent one found no fit, so after that it counts as waiting for quota), a
-Workload with quota reserved whose pods are not all Running or that is being evicted, pods terminating,
-a pod Pending while no node is down), and what may still move on its own has had ``quiet`` wall seconds:
+Workload with quota reserved whose pods are not all Running or that is being evicted, pods terminating
+(but on a silent node: stranded until its repair), a silent node's pod not yet evicted by the engines, a
+pod Pending while no node is down), and what may still move on its own has had ``quiet`` wall seconds:
 a Workload waiting for quota, since quota was last released (a Workload finished, evicted or gone:
 Kueue 0.17 retries the workloads it found inadmissible 1 s after such an event, ``requeueBatchPeriod``
 in pkg/cache/queue/inadmissible_workloads.go; a new Workload it tries at once and marks QuotaReserved
