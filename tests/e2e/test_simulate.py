@@ -27,6 +27,7 @@ from gke_accel.simulate.runner import KUEUE, Runner, apply_policy
 from gke_accel.simulate.trace import parse_trace
 from gke_accel.simulate.virtual import VirtualRunner
 from gke_accel.twin.environment import EnvironmentRun
+from gke_accel.twin.lifecycle import SIMULATE
 
 K = 300.0
 MIN = 60.0
@@ -36,7 +37,7 @@ TOLERANCE = 25 * MIN
 
 @pytest.fixture(scope="module")
 def twin(tmp_path_factory: pytest.TempPathFactory, scheduling_control_plane: None) -> Iterator[EnvironmentRun]:
-    run = EnvironmentRun.launch("staging", tmp_path_factory.mktemp("simulate-staging"))
+    run = EnvironmentRun.launch("staging", tmp_path_factory.mktemp("simulate-staging"), lifecycle=SIMULATE)
     try:
         yield run
     finally:

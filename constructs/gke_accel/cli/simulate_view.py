@@ -71,8 +71,11 @@ def register(sub: Subcommands) -> None:
         "wall: compressed wall time), and reports utilization, waits (re-queueing included), goodput, borrowing and "
         "lost work. Measured on the real controllers: admission, flavor, borrowing, preemption, restarts, and so "
         "every utilization, wait and goodput. Inputs, not measured: each job's run time (the trace), the "
-        "checkpoint loss (work since the last checkpoint is lost), node losses (drawn at --node-failures, "
-        "detected at once: no node-lifecycle controller runs) and their 10-minute repair. docs/simulate.md.",
+        "checkpoint loss (work since the last checkpoint is lost), node losses (drawn at --node-failures), "
+        "GKE's detection delay (5 min 50 s: 50 s node-monitor grace + 300 s default toleration, in simulated "
+        "time) and the 10-minute repair. Measured on the engines: what a lost node does once detected (its "
+        "NotReady condition and taint, the eviction of its pods, Kueue's and the JobSet's reaction, "
+        "re-admission) and so the work lost. docs/simulate.md.",
     )  # fmt: skip
     p.add_argument("--env", required=True, help="environment name (config/<env>.yaml)")
     p.add_argument("--config-dir", default="config", help="folder with <env>.yaml files (default: config)")
@@ -84,8 +87,10 @@ def register(sub: Subcommands) -> None:
     p.add_argument("--load", type=float, default=0.9, help="--generate: offered work / capacity (default 0.9)")
     p.add_argument("--policy", choices=POLICIES, default="cohort", help="cohort (as configured) or static")
     p.add_argument("--node-failures", type=float, default=0.0, metavar="RATE",
-                   help="node losses per simulated day (an input: each lost slice or node is deleted at once, "
-                   "its pods fail, and it is back 10 simulated minutes later)")  # fmt: skip
+                   help="node losses per simulated day (an input). A lost slice or node keeps its pods Running "
+                   "for GKE's detection delay (5 min 50 s simulated, an input), then stops heartbeating: the twin's "
+                   "node-lifecycle and taint-eviction controllers, Kueue and JobSet react (measured); it is back "
+                   "10 simulated minutes after the loss (an input)")  # fmt: skip
     p.add_argument(
         "--clock",
         choices=CLOCKS,

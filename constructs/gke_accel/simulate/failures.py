@@ -1,10 +1,29 @@
 """``--node-failures RATE``: node losses during a run, seeded. RATE is failures per simulated day over the
 environment's accelerator nodes. A failure takes a whole TPU slice (GKE recovers a multi-host slice
-whole: every VM of the node pool) or one GPU node: the nodes are deleted, their pods marked Failed with a
-``DisruptionTarget`` condition (what podgc does to the pods of a deleted node, without its 40 s
-quarantine that compressed time would stretch to hours) and removed, and the nodes come back after
-``REPAIR`` simulated seconds. A JobSet's child Job then fails by its podFailurePolicy and the JobSet
-controller restarts it whole; a Job recreates its pod (podFailurePolicy Ignore)."""
+whole: every VM of the node pool) or one GPU node.
+
+What is an input and what the engines do (docs/simulate.md "Measured on the real controllers, and
+inputs"):
+- inputs: the loss times (drawn), ``DETECT`` = GKE's ``GRACE`` + ``TOLERATION`` (the simulated seconds
+  between the loss and the eviction of the node's pods, during which they stay Running in the twin,
+  holding the chips, their work lost), and ``REPAIR`` (the simulated seconds until the nodes are back,
+  counted from the loss);
+- the engines (the twin's real controllers, twin/lifecycle.py): at loss + ``DETECT`` the runner stops
+  kwok heartbeating the nodes (``silence``: it removes the label kwok manages them by, so their Leases
+  are no longer renewed); the node-lifecycle controller sets Ready Unknown and taints them
+  ``unreachable:NoExecute``, the taint-eviction controller deletes their pods with a ``DisruptionTarget``
+  condition; on a topology (TAS) flavor Kueue 0.19.2's node controller sees the terminating pods on the
+  NotReady nodes, records the failed node and, with a second failed node or no replacement
+  (TASFailedNodeReplacementFailFast), evicts the Workload (reason ``NodeFailures``) and requeues it at
+  once (no ``requeueAt`` backoff: only WaitForPodsReady sets one), so it may be admitted again at once.
+  Either way nothing reports the evicted pods failed on a dead node: they stay Terminating, and the Job
+  (a podFailurePolicy replaces terminal pods only) runs nothing until the repair. At the repair (at
+  least one jump after the silence) the runner gives the nodes back to kwok (``revive``): kwok
+  heartbeats them Ready, the node-lifecycle controller lifts the taints, the stranded pods end (kwok,
+  then the runner's kubelet stand-in, noted), and the Job/JobSet controllers run the job again.
+- the lost work follows from the run interval the engines produced: the run keeps the checkpoints it
+  wrote before the loss; everything from its last checkpoint to the moment its pods stopped is lost.
+"""
 
 from __future__ import annotations
 
@@ -17,7 +36,12 @@ from typing import Any
 from gke_accel.simulate.api import Api
 
 MAX_FAILURES = 10_000  # failures of one run, whatever the rate (the CLI refuses a rate that would draw more)
-REPAIR = 600.0  # simulated seconds until the lost nodes are back
+# GKE does not publish its control plane's flags: the upstream defaults (the 1.33 binaries' --help)
+GRACE = 50.0  # --node-monitor-grace-period: a silent node is marked Unknown and tainted after this
+TOLERATION = 300.0  # --default-unreachable-toleration-seconds (DefaultTolerationSeconds): then its pods go
+DETECT = GRACE + TOLERATION  # simulated seconds from a loss to the eviction of the node's pods (an input)
+REPAIR = 600.0  # simulated seconds from a loss until the nodes are back (an input; docs/simulate.md "Node loss")
+KWOK_LABEL = "type"  # kwok manages the nodes labelled type=kwok (twin/cluster.py start_kwok)
 DAY = 86400.0
 POOL_LABEL = "cloud.google.com/gke-nodepool"
 Obj = dict[str, Any]
@@ -60,37 +84,25 @@ def schedule(rate_per_day: float, until: float, units: Sequence[tuple[str, ...]]
     return out
 
 
-def fail_nodes(api: Api, names: Sequence[str], saved: dict[str, Obj]) -> list[Obj]:
-    """Delete the nodes (kept in ``saved`` to recreate), fail and remove their pods; the pods affected."""
-    hit: list[Obj] = []
+def node_pods(api: Api, names: Sequence[str]) -> list[Obj]:
+    """The pods bound to the nodes ``names`` that have not ended."""
+    out: list[Obj] = []
     for name in names:
-        try:
-            saved[name] = api.get(f"/api/v1/nodes/{name}")
-        except Exception:
-            continue
-        api.delete(f"/api/v1/nodes/{name}")
         for pod in api.items(f"/api/v1/pods?fieldSelector=spec.nodeName%3D{name}"):
-            meta = pod["metadata"]
-            path = f"/api/v1/namespaces/{meta['namespace']}/pods/{meta['name']}"
-            if pod.get("status", {}).get("phase") in ("Succeeded", "Failed"):
-                continue
-            condition = {"type": "DisruptionTarget", "status": "True", "reason": "DeletionByPodGC",
-                         "message": "PodGC: node no longer exists"}  # fmt: skip
-            try:
-                api.patch_status(path, {"status": {"phase": "Failed", "conditions": [condition]}})
-                api.request("DELETE", path, {"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0})
-            except Exception:
-                pass
-            hit.append(pod)
-    return hit
+            if pod.get("status", {}).get("phase") not in ("Succeeded", "Failed"):
+                out.append(pod)
+    return out
 
 
-def restore_nodes(api: Api, saved: dict[str, Obj], names: Sequence[str]) -> None:
+def silence(api: Api, names: Sequence[str]) -> None:
+    """The nodes stop heartbeating: kwok no longer manages them (their Leases are not renewed)."""
     for name in names:
-        node = saved.pop(name, None)
-        if node is None:
-            continue
-        meta = {k: v for k, v in node["metadata"].items() if k in ("name", "labels", "annotations")}
-        spec = {k: v for k, v in node.get("spec", {}).items() if k in ("taints", "podCIDR", "providerID")}
-        status = {k: v for k, v in node.get("status", {}).items() if k in ("allocatable", "capacity", "nodeInfo")}
-        api.create({"apiVersion": "v1", "kind": "Node", "metadata": meta, "spec": spec, "status": status})
+        api.request("PATCH", f"/api/v1/nodes/{name}", {"metadata": {"labels": {KWOK_LABEL: None}}},
+                    "application/merge-patch+json")  # fmt: skip
+
+
+def revive(api: Api, names: Sequence[str]) -> None:
+    """The repaired nodes: kwok manages them again (heartbeats them Ready)."""
+    for name in names:
+        api.request("PATCH", f"/api/v1/nodes/{name}", {"metadata": {"labels": {KWOK_LABEL: "kwok"}}},
+                    "application/merge-patch+json")  # fmt: skip

@@ -44,6 +44,7 @@ class JobState:
     run_start: float | None = None
     saved: float = 0.0  # seconds of work checkpointed
     restarted: bool = False
+    lost_at: float | None = None  # simulated time the node of the current run was lost (failures.py)
 
 
 @dataclass
@@ -91,7 +92,9 @@ class Runner:
         nodes = api.items("/api/v1/nodes")
         self.failures = failures.schedule(node_failures, self.until, failures.failure_units(nodes), seed)
         self.repairs: list[tuple[float, tuple[str, ...]]] = []
-        self.saved_nodes: dict[str, Obj] = {}
+        self.silences: list[tuple[float, tuple[str, ...]]] = []  # (loss + failures.DETECT, nodes)
+        self.saved_nodes: dict[str, Obj] = {}  # nodes lost and not yet repaired (name -> loss time)
+        self.silent: set[str] = set()  # of those, the ones kwok no longer heartbeats
         self.on_tick = on_tick
         self.notes: list[str] = []
         self.late: set[str] = set()  # first runs kwok's stage had not ended in time (see ``grace``)
@@ -128,11 +131,14 @@ class Runner:
     def withdraw(self) -> None:
         """At the horizon: delete the objects of every job not finished and of every Deployment still up, so
         that nothing of this run holds quota or nodes in the twin afterwards (the next run, or the user's
-        own jobs, start clean)."""
+        own jobs, start clean); the nodes still silent are given back to kwok."""
         up = [d.sub for d in self.serving.values() if d.created and not d.done]
         for sub in [st.sub for st in self.jobs.values() if st.submitted and not st.finished] + up:
             for obj in sub.objects:
                 self.api.delete(f"{collection(obj)}/{obj['metadata']['name']}")
+        if self.silent:
+            failures.revive(self.api, sorted(self.silent))
+            self.silent.clear()
 
     # ---- one poll ----------------------------------------------------------------------------------
     def step(self, now: float) -> None:
@@ -154,8 +160,19 @@ class Runner:
                 self.log(now, st, "submitted", chips=st.sub.chips)
         for dep in self.serving.values():
             serving.apply(self.api, dep, reach, now, self.events.append)
-        for due, names in [r for r in self.repairs if r[0] <= reach]:  # before new losses: each lasts a step
-            failures.restore_nodes(self.api, self.saved_nodes, names)
+        silenced: set[str] = set()
+        for due, names in [r for r in self.silences if r[0] <= reach]:
+            failures.silence(self.api, names)
+            self.silent.update(names)
+            silenced.update(names)
+            self.silences.remove((due, names))
+        # before new losses: each lasts a step; a node silenced now is repaired at a later jump, once the
+        # engines have evicted its pods (on the clock's steps both may fall on one)
+        for due, names in [r for r in self.repairs if r[0] <= reach and not silenced & set(r[1])]:
+            failures.revive(self.api, names)
+            for name in names:
+                self.saved_nodes.pop(name, None)
+                self.silent.discard(name)
             self.repairs.remove((due, names))
         while self.failures and self.failures[0].t <= reach:
             self.fail(now, self.failures.pop(0).nodes)
@@ -200,11 +217,13 @@ class Runner:
             self.log(now, st, "admitted", flavor=st.flavor, chips=st.sub.chips)
         elif st.admitted and not reserved:
             cause = "preempted" if evicted and evicted.get("reason") == "Preempted" else "evicted"
-            self.stop_run(now, st, cause)
+            self.stop_run(now, st, "node-failure" if st.lost_at is not None and st.run_start is not None else cause)
             st.admitted = False
         if chips != st.chips_running:
             if chips < st.chips_running:
-                self.stop_run(now, st, None)  # a pod finished (evictions and node failures ended the run already)
+                # a pod finished, or the engines evicted the pods of a lost node (failures.py)
+                lost_node = st.lost_at is not None and st.run_start is not None
+                self.stop_run(now, st, "node-failure" if lost_node else None)
             st.chips_running = chips
             self.log(now, st, "running", flavor=st.flavor, chips=chips)
         if chips == st.sub.chips and st.run_start is None and st.admitted:
@@ -213,8 +232,11 @@ class Runner:
             self.complete_pods(st)
 
     def due(self, st: JobState, now: float) -> bool:
-        """The current run has done the job's remaining work (plus ``grace``) by ``now``."""
-        return st.run_start is not None and st.saved + now - st.run_start >= st.sub.job.duration + self.grace(st)
+        """The current run has done the job's remaining work (plus ``grace``) by ``now``; never a run whose
+        node was lost (it makes no progress; the engines end it)."""
+        if st.lost_at is not None or st.run_start is None:
+            return False
+        return st.saved + now - st.run_start >= st.sub.job.duration + self.grace(st)
 
     def grace(self, st: JobState) -> float:
         """How long past a job's due time the runner waits for kwok's stage before it completes the pods
@@ -230,8 +252,11 @@ class Runner:
         if st.run_start is not None:
             ran = now - st.run_start
             cp = st.sub.job.checkpoint
-            kept = ran if cause is None else self.kept(ran, cp)
+            # a run on a lost node wrote no checkpoint after the loss: the rest of it is lost
+            before = ran if st.lost_at is None else min(ran, max(0.0, st.lost_at - st.run_start))
+            kept = ran if cause is None else self.kept(before, cp)
             st.saved, lost, st.run_start = min(st.sub.job.duration, st.saved + kept), ran - kept, None
+        st.lost_at = None
         if cause is not None:
             st.restarted = True
             self.log(now, st, "evicted", flavor=st.flavor, chips=st.sub.chips, detail=cause, lost=lost)
@@ -241,12 +266,20 @@ class Runner:
         return math.floor(ran / checkpoint) * checkpoint if checkpoint else 0.0
 
     def fail(self, now: float, names: tuple[str, ...]) -> None:
-        hit = failures.fail_nodes(self.api, names, self.saved_nodes)
+        """The nodes are lost at ``now``: the runs on them make no progress from here; the engines evict
+        their pods once the nodes fall silent, ``failures.DETECT`` later; the nodes return at ``REPAIR``."""
+        names = tuple(n for n in names if n not in self.saved_nodes)  # a node already down is not lost twice
+        if not names:
+            return
+        hit = failures.node_pods(self.api, names)
+        for name in names:
+            self.saved_nodes[name] = {"lost": now}
+        self.silences.append((now + failures.DETECT, names))
         self.repairs.append((now + failures.REPAIR, names))
         for name in sorted({p["metadata"].get("labels", {}).get(JOB_LABEL, "") for p in hit}):
             st = self.jobs.get(name)
-            if st is not None and not st.finished:
-                self.stop_run(now, st, "node-failure")
+            if st is not None and not st.finished and st.run_start is not None and st.lost_at is None:
+                st.lost_at = now
 
     def complete_pods(self, st: JobState) -> None:
         for pod in self.api.items(

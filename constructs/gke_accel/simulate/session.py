@@ -60,10 +60,12 @@ def trace_window(jobs: Sequence[TraceJob]) -> float:
 
 def start_twin(env: str, state: Path, config_dir: Path, on_step: Callable[[str], None]) -> Any:
     """The twin (``gke_accel.twin.Twin``): running, with ``.kubeconfig``, ``.plan`` and ``stop()``; raises
-    ``TwinError`` (one line for the user, e.g. the binaries to build) when it cannot start."""
+    ``TwinError`` (one line for the user, e.g. the binaries to build) when it cannot start. Its
+    controller-manager runs the node-lifecycle chain with short wall-clock delays (twin/lifecycle.py)."""
     from gke_accel.twin import Twin
+    from gke_accel.twin.lifecycle import SIMULATE
 
-    return Twin.start(env, state, config_dir=config_dir, on_step=on_step)
+    return Twin.start(env, state, config_dir=config_dir, on_step=on_step, lifecycle=SIMULATE)
 
 
 def simulate(

@@ -2,16 +2,17 @@
 wall time. The runner jumps from one event to the next (``next_event``: the next submission, the next
 end of a run = its start + the job's remaining work, the next node loss or repair, the horizon), applies
 what happens then (creates the job's objects; completes the pods of a run that has done its work, phase
-Succeeded, as kwok's stage would; deletes or restores nodes), and waits until the control plane has
-settled (``settle``) before the next jump. Every change it sees while settling (admitted, running,
+Succeeded, as kwok's stage would; silences or revives lost nodes, failures.py), and waits until the
+control plane has settled (``settle``) before the next jump. Every change it sees while settling (admitted, running,
 evicted, finished) is logged at the jump's simulated time: the control plane reacts in 0 simulated
 seconds, however loaded the machine.
 
 Settled: nothing is mid-chain (a submitted job without its Workload or one Kueue has not yet tried (a
 Workload without a QuotaReserved condition for less than ``quiet``: Kueue 0.19 sets one aside without a
 condition when an equivalent one found no fit, so after that it counts as waiting for quota), a
-Workload with quota reserved whose pods are not all Running or that is being evicted, pods terminating,
-a pod Pending while no node is down), and what may still move on its own has had ``quiet`` wall seconds:
+Workload with quota reserved whose pods are not all Running or that is being evicted, pods terminating
+(but on a silent node: stranded until its repair), a silent node's pod not yet evicted by the engines, a
+pod Pending while no node is down), and what may still move on its own has had ``quiet`` wall seconds:
 a Workload waiting for quota, since quota was last released (a Workload finished, evicted or gone:
 Kueue 0.17 retries the workloads it found inadmissible 1 s after such an event, ``requeueBatchPeriod``
 in pkg/cache/queue/inadmissible_workloads.go; a new Workload it tries at once and marks QuotaReserved
@@ -155,8 +156,8 @@ class VirtualRunner(Runner):
         """The simulated time of the next thing that happens after ``now`` (at most the horizon)."""
         times = [st.sub.job.submit for st in self.jobs.values() if not st.submitted]
         times += [st.run_start + st.sub.job.duration - st.saved for st in self.jobs.values()
-                  if st.run_start is not None and not st.finished]  # fmt: skip
-        times += [f.t for f in self.failures[:1]] + [due for due, _ in self.repairs]
+                  if st.run_start is not None and not st.finished and st.lost_at is None]  # fmt: skip
+        times += [f.t for f in self.failures[:1]] + [due for due, _ in self.repairs + self.silences]
         times += [t for dep in self.serving.values() for t in dep.upcoming()]  # scale times are event times
         # on steps, every time left is after ``now`` (what ``reach`` covered was applied), and a run that
         # started at ``now`` with less than half a step to go ends at the next one
@@ -241,11 +242,20 @@ class VirtualRunner(Runner):
     def state(self, workloads: Workloads, pods: Sequence[Obj], now_wall: float = 0.0) -> tuple[bool, bool, bool]:
         """(busy: a chain is under way; queued: a Workload waits for quota; waiting: pods wait for nodes)."""
         by_job: dict[str, list[Obj]] = {}
+        stranded: set[str] = set()  # jobs with pods Terminating on a silent node: they wait for its repair
         for pod in pods:
+            node, job = pod.get("spec", {}).get("nodeName", ""), pod["metadata"].get("labels", {}).get(JOB_LABEL, "")
+            ended = pod.get("status", {}).get("phase") in ("Succeeded", "Failed")
+            if node in self.silent and not ended:
+                if "deletionTimestamp" not in pod["metadata"]:
+                    self.why = f"node {node} silent: its pod {pod['metadata']['name']} not yet evicted"
+                    return True, False, False  # the node-lifecycle and taint-eviction controllers at work
+                stranded.add(job)  # no kubelet will end it: it stays Terminating until the repair
+                continue
             if "deletionTimestamp" in pod["metadata"]:
                 self.why = f"pod {pod['metadata']['name']} terminating"
                 return True, False, False  # pods going away: quota or nodes about to be freed
-            by_job.setdefault(pod["metadata"].get("labels", {}).get(JOB_LABEL, ""), []).append(pod)
+            by_job.setdefault(job, []).append(pod)
         queued = waiting = False
         for name, st in self.jobs.items():
             if not st.submitted or st.finished:
@@ -274,7 +284,7 @@ class VirtualRunner(Runner):
             mine = by_job.get(name, [])
             running = sum(p.get("status", {}).get("phase") == "Running" for p in mine)
             if running < st.sub.pods:
-                if self.saved_nodes and any(_unschedulable(p) for p in mine):
+                if name in stranded or (self.saved_nodes and any(_unschedulable(p) for p in mine)):
                     waiting = True  # its pods wait for the lost nodes
                     continue
                 self.why = f"{name}: admitted, {running} of {st.sub.pods} pods Running"
@@ -315,6 +325,8 @@ class VirtualRunner(Runner):
             meta = pod["metadata"]
             if "deletionTimestamp" not in meta or pod.get("status", {}).get("phase") in ("Succeeded", "Failed"):
                 continue
+            if pod.get("spec", {}).get("nodeName", "") in self.silent:
+                continue  # on a lost node nothing ends it until the repair (failures.py)
             key = f"{meta.get('namespace', '')}/{meta['name']}"
             seen[key] = self.deleting.get(key, t)
             if t - seen[key] < STUCK:

@@ -54,6 +54,8 @@ from gke_accel.twin.binaries import (
     free_port,
 )
 from gke_accel.twin.client import KubectlClient, KubectlError
+from gke_accel.twin.lifecycle import CONTROLLERS as LIFECYCLE_CONTROLLERS
+from gke_accel.twin.lifecycle import NodeLifecycle
 from gke_accel.twin.pki import kubeconfig_dict, make_pki
 from gke_accel.twin.stages import STAGE_NAME, run_seconds_stage
 
@@ -72,6 +74,8 @@ class LocalCluster(KubectlClient):
     # detached (``gke-accel twin up``): every process in a session of its own, outliving this Python
     # process (no atexit stop); ``gke-accel twin down`` stops them by the PIDs in the twin's state file
     detached: bool = False
+    # node-health detection through the engines (twin/lifecycle.py); None: no node-lifecycle controller
+    lifecycle: NodeLifecycle | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------------
     @classmethod
@@ -84,6 +88,7 @@ class LocalCluster(KubectlClient):
         *,
         detached: bool = False,
         service_cidr: str | None = None,
+        lifecycle: NodeLifecycle | None = None,
     ) -> LocalCluster:
         """Start etcd, kube-apiserver and kube-controller-manager; return once /readyz is ok and the
         ``default`` ServiceAccount exists. On any failure everything started is stopped and the logs'
@@ -94,14 +99,17 @@ class LocalCluster(KubectlClient):
         ClusterIP:port (``--enable-aggregator-routing=false``; by default it picks an address of the
         Service's Endpoints, and Endpoints may not hold loopback addresses). With a loopback range, a
         controller run on the host and listening on its Service's ClusterIP:port answers the API server
-        as the release's pod would behind kube-proxy (tests/e2e/release_controllers.py)."""
+        as the release's pod would behind kube-proxy (tests/e2e/release_controllers.py).
+
+        ``lifecycle``: also the node-lifecycle, taint-eviction and pod-GC controllers, with its wall-clock
+        detection settings (twin/lifecycle.py; kwok then heartbeats nodes through Leases)."""
         if bins is None:
             bins, reason = find_binaries()
             if bins is None:
                 raise FileNotFoundError(reason)
         state = Path(state_dir or tempfile.mkdtemp(prefix="gke-accel-k8s-"))
         state.mkdir(parents=True, exist_ok=True)
-        cluster = cls(state_dir=state, bins=bins, detached=detached)
+        cluster = cls(state_dir=state, bins=bins, detached=detached, lifecycle=lifecycle)
         if not detached:
             atexit.register(cluster.stop)
         try:
@@ -117,6 +125,9 @@ class LocalCluster(KubectlClient):
 
     def _boot(self, controllers: Sequence[str], timeout: float, service_cidr: str | None = None) -> None:
         t0 = time.monotonic()
+        health = self.lifecycle
+        if health is not None:
+            controllers = [*controllers, *(c for c in LIFECYCLE_CONTROLLERS if c not in controllers)]
         pki = self.state_dir / "pki"
         make_pki(pki)
         etcd_client, etcd_peer, api_port = free_port(), free_port(), free_port()
@@ -140,6 +151,7 @@ class LocalCluster(KubectlClient):
             "--endpoint-reconciler-type=none",
             "--enable-aggregator-routing=" + ("true" if service_cidr is None else "false"),
             f"--service-cluster-ip-range={service_cidr or '10.96.0.0/16'}", "--profiling=false", "--v=1",
+            *(health.apiserver_flags() if health else []),
         ])  # fmt: skip
         self.kubeconfig.write_text(yaml.safe_dump(kubeconfig_dict(self.server, pki)))
         self._wait_ready(timeout)
@@ -148,6 +160,7 @@ class LocalCluster(KubectlClient):
             f"--kubeconfig={self.kubeconfig}", "--secure-port=0", "--leader-elect=false",
             f"--controllers={','.join(controllers)}", f"--service-account-private-key-file={pki / 'sa.key'}",
             f"--root-ca-file={pki / 'ca.crt'}", "--use-service-account-credentials=false", "--v=1",
+            *(health.controller_manager_flags() if health else []),
         ])  # fmt: skip
         self.wait_for(
             lambda: self.kubectl("get", "serviceaccount", "default", "-n", "default", check=False).returncode == 0,
@@ -186,6 +199,7 @@ class LocalCluster(KubectlClient):
             "--manage-nodes-with-label-selector=type=kwok", "--node-ip=127.0.0.1", "--server-address=",
             "--node-port=0",  # no kubelet-like server: with a port kwok would listen on 0.0.0.0
             *[f"--config={s}" for s in stages],
+            *(self.lifecycle.kwok_flags() if self.lifecycle else []),
         ])  # fmt: skip
 
     def stop(self) -> None:

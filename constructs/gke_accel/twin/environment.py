@@ -36,6 +36,7 @@ from gke_accel.model.queues.install import JOBSET, KUEUE
 from gke_accel.twin.cluster import WORKLOAD_CONTROLLERS, LocalCluster
 from gke_accel.twin.jobset import JobSetController
 from gke_accel.twin.kueue import KueueController, install_crds, release_crds
+from gke_accel.twin.lifecycle import NodeLifecycle
 from gke_accel.twin.nodes import pool_node
 from gke_accel.twin.webhooks import WebhookCA
 
@@ -125,10 +126,12 @@ class EnvironmentRun:
         detached: bool = False,
         on_step: Callable[[str], None] | None = None,
         on_releases: Callable[[dict[str, Any]], None] | None = None,
+        lifecycle: NodeLifecycle | None = None,
     ) -> EnvironmentRun:
         """Bring the environment up and return it running; on any failure everything started is stopped.
         ``detached``: the processes outlive this one (``gke-accel twin up``); ``on_step`` hears each step;
-        ``on_releases`` sees the stack's Helm releases before any process starts (and may raise)."""
+        ``on_releases`` sees the stack's Helm releases before any process starts (and may raise);
+        ``lifecycle``: node-health detection through the engines (twin/lifecycle.py, the simulate twin)."""
         step = on_step or (lambda _: None)
         plan = plan_of(env, config_dir)
         all_nodes(plan, per_pool)  # a bad per_pool fails before anything starts
@@ -138,7 +141,9 @@ class EnvironmentRun:
         if on_releases is not None:
             on_releases(releases)
         step("starting etcd, kube-apiserver, kube-controller-manager")
-        cluster = LocalCluster.start(state / "k8s", controllers=WORKLOAD_CONTROLLERS, detached=detached)
+        cluster = LocalCluster.start(
+            state / "k8s", controllers=WORKLOAD_CONTROLLERS, detached=detached, lifecycle=lifecycle
+        )
         run = cls(env, cluster, plan, releases, per_pool)
         try:
             step("starting kube-scheduler and kwok")

@@ -32,6 +32,7 @@ from gke_accel.twin.client import kubectl_binary
 from gke_accel.twin.cluster import CONTROL_PLANE, LocalCluster, find_binaries
 from gke_accel.twin.environment import EnvironmentRun
 from gke_accel.twin.kueue import cached_controller
+from gke_accel.twin.lifecycle import NodeLifecycle
 from gke_accel.twin.state import (
     ProcessRecord,
     StateError,
@@ -144,6 +145,7 @@ class Twin:
         per_pool: str | int = "max",
         detached: bool = False,
         on_step: Callable[[str], None] | None = None,
+        lifecycle: NodeLifecycle | None = None,
     ) -> Twin:
         """Start the twin of ``env`` (``config_dir/<env>.yaml``, default ``./config``) and return it running.
         Refused while a twin started from ``state`` still runs. ``detached``: the processes outlive this
@@ -157,7 +159,9 @@ class Twin:
             raise TwinError(str(exc)) from None
         try:
             with state_lock(state, "up"):  # held for the whole start: a second `twin up` here is refused
-                return cls._start(env, state, config, t0, per_pool=per_pool, detached=detached, on_step=on_step)
+                return cls._start(
+                    env, state, config, t0, per_pool=per_pool, detached=detached, on_step=on_step, lifecycle=lifecycle
+                )
         except StateBusy as exc:
             raise TwinError(str(exc)) from None
 
@@ -172,6 +176,7 @@ class Twin:
         per_pool: str | int,
         detached: bool,
         on_step: Callable[[str], None] | None,
+        lifecycle: NodeLifecycle | None = None,
     ) -> Twin:
         try:
             previous = read_state(state)
@@ -199,7 +204,7 @@ class Twin:
         try:
             run = EnvironmentRun.launch(
                 env, run_dir, config_dir=config, per_pool=per_pool, detached=detached, on_step=on_step,
-                on_releases=check_controllers,
+                on_releases=check_controllers, lifecycle=lifecycle,
             )  # fmt: skip
         except BaseException:
             if not (run_dir / "k8s").exists():  # nothing started (no logs to keep): no empty run folder left
