@@ -89,3 +89,12 @@ def test_the_text_report_shows_serving_beside_jobs_and_only_with_deployments() -
     jobs_only = compute([e for e in LOG if not e.deployment], horizon=8 * H, capacity={"f": 32},
                         resource_of={"f": "google.com/tpu"}, nominal={"nlp": {"f": 16}})  # fmt: skip
     assert "replica" not in report.text(jobs_only, {"environment": "t"})
+
+
+def test_goodput_counts_a_serving_team_s_replicas_like_its_jobs() -> None:
+    d = metrics()
+    # serving has no job: its goodput is its replicas' chip-hours running / asked for, 13 x 8 / (19 x 8)
+    assert d["serving"]["goodput"] == pytest.approx(13 / 19)  # type: ignore[index]
+    assert d["serving"]["serving_asked_chip_h"] == pytest.approx(19 * 8)  # type: ignore[index]
+    # nlp has jobs only: 16 chips asked and running 0-8 h
+    assert d["nlp"]["goodput"] == pytest.approx(1.0)  # type: ignore[index]

@@ -13,13 +13,14 @@ after last week's work) that no number counts, though the series shows it.
   preemption), node failures;
 - goodput per team: chip-hours its jobs' pods ran / chip-hours its jobs asked for while waiting or
   holding quota (a job asks for its chips from submission to finish; the anchor: Google's fleet
-  scheduling goodput, above 95%);
+  scheduling goodput, above 95%), its Deployments' replicas included (asked for: the replica count x
+  a replica's chips over time; ran: their Running pods);
 - borrowed: chip-hours of quota (admitted chips) above the team's nominal, per flavor; lent: the
   borrowed chip-hours of the flavor at each moment, split among the teams below their nominal in
   proportion to their idle nominal chips;
 - lost work: chip-hours of the ``lost`` seconds of the window's evictions (since the last checkpoint).
 - serving (a trace's Deployments, simulate/serving.py), per team beside its jobs, not in the jobs' numbers
-  above (waits, goodput): its replicas' Running pods count in utilization, borrowing and the holders
+  above (waits) except goodput: its replicas' Running pods count in utilization, borrowing and the holders
   series like any pod; ``serving_chip_h``: their chip-hours; replica-hours asked for (the replica count
   over time) and running, and ``replica_h_short``: asked for but not running (a server loses availability,
   not work: no lost work is counted for a replica); a wait per replica: from the scale-up (or the
@@ -71,6 +72,7 @@ class TeamStats:
     lent: float = 0.0  # chip-hours
     lost: float = 0.0  # chip-hours
     serving_chip_h: float = 0.0  # chip-hours of Running replicas
+    serving_asked_chip_h: float = 0.0  # chip-hours of the replicas asked for (count x chips over time)
     replica_h_asked: float = 0.0  # replica-hours asked for (the Deployments' replica counts over time)
     replica_h_running: float = 0.0
     replica_h_short: float = 0.0  # replica-hours asked for and not running
@@ -81,11 +83,18 @@ class TeamStats:
     def serving(self) -> dict[str, float | int]:
         return {
             "serving_chip_h": self.serving_chip_h, "replica_h_asked": self.replica_h_asked,
+            "serving_asked_chip_h": self.serving_asked_chip_h,
             "replica_h_running": self.replica_h_running, "replica_h_short": self.replica_h_short,
             "replica_waits_n": len(self.replica_waits), "replica_wait_p50_h": percentile(self.replica_waits, 50) / HOUR,
             "replica_wait_max_h": max(self.replica_waits, default=0.0) / HOUR,
             "replicas_preempted": self.replicas_preempted, "replicas_never_ran": self.replicas_never_ran,
         }  # fmt: skip
+
+    def goodput(self) -> float:
+        """Chip-hours running / chip-hours asked for, of the team's jobs and its Deployments' replicas
+        together (a replica asked for and not running waits like a job); 0 when nothing was asked."""
+        asked = self.asked + self.serving_asked_chip_h
+        return (self.ran + self.serving_chip_h) / asked if asked else 0.0
 
     def summary(self) -> dict[str, float | int]:
         return {
@@ -97,7 +106,7 @@ class TeamStats:
             "first_wait_p50_h": percentile(self.first_waits, 50) / HOUR,
             "first_wait_p95_h": percentile(self.first_waits, 95) / HOUR,
             "ran_chip_h": self.ran, "asked_chip_h": self.asked,
-            "goodput": self.ran / self.asked if self.asked else 0.0,
+            "goodput": self.goodput(),
             "borrowed_chip_h": self.borrowed, "lent_chip_h": self.lent, "lost_chip_h": self.lost,
             **self.serving(),
         }  # fmt: skip

@@ -22,6 +22,7 @@ class ReplicaTally:
         self.teams, self.start = teams, start
         self.team: dict[str, str] = {}  # Deployment -> team
         self.target: dict[str, int] = {}  # Deployment -> replicas asked for
+        self.chips: dict[str, int] = {}  # Deployment -> accelerators of one replica
         self.up: dict[str, set[str]] = defaultdict(set)  # Deployment -> its Running replicas (pods)
         self.missing: dict[str, list[float]] = defaultdict(list)  # Deployment -> when each missing one went
         self.replica: dict[str, str] = {}  # pod -> Deployment
@@ -33,6 +34,7 @@ class ReplicaTally:
             s.replica_h_asked += n * dt / HOUR
             s.replica_h_running += up * dt / HOUR
             s.replica_h_short += max(0, n - up) * dt / HOUR
+            s.serving_asked_chip_h += n * self.chips.get(dep, 0) * dt / HOUR
 
     def wait_done(self, dep: str, t: float) -> None:
         if self.missing[dep]:
@@ -46,6 +48,7 @@ class ReplicaTally:
         if e.type == "scaled":
             before = self.target.get(dep, 0)
             self.target[dep] = e.replicas
+            self.chips[dep] = e.chips
             self.missing[dep] += [e.t] * max(0, e.replicas - before)
             extra = len(self.up[dep]) + len(self.missing[dep]) - e.replicas
             if extra > 0:  # scaled down: the newest waits are no longer asked for
