@@ -51,36 +51,13 @@ from gke_accel.model import EnvironmentPlan
 from gke_accel.simulate.api import Api, ApiError
 from gke_accel.simulate.durations import format_duration
 from gke_accel.simulate.objects import JOB_LABEL
+from gke_accel.simulate.plane_signature import Workloads, signature, status, unschedulable
 from gke_accel.simulate.runner import JobState, Runner, RunResult, _cond
 from gke_accel.simulate.trace import TraceJob
 
 STUCK = 3.0  # wall seconds a deleted pod may stay Running before the runner ends it (kubelet stand-in)
 EPS = 1e-6  # simulated seconds: a run due at run_start + remaining is due despite float rounding
-CONDITIONS = ("QuotaReserved", "Admitted", "Evicted", "Finished")
 Obj = dict[str, Any]
-Workloads = dict[tuple[str, str], Obj]
-
-
-def _status(obj: Obj, kind: str) -> tuple[str, str]:
-    for c in obj.get("status", {}).get("conditions", []) or []:
-        if c.get("type") == kind:
-            return str(c.get("status", "")), str(c.get("reason", ""))
-    return "", ""
-
-
-def _unschedulable(pod: Obj) -> bool:
-    return any(c.get("type") == "PodScheduled" and c.get("status") == "False" and c.get("reason") == "Unschedulable"
-               for c in pod.get("status", {}).get("conditions", []) or [])  # fmt: skip
-
-
-def signature(workloads: Workloads, pods: Sequence[Obj]) -> tuple[Any, ...]:
-    """What a poll saw that the control plane changes: each Workload's admission, eviction and finish
-    conditions, each pod's phase, node, deletion and schedulability."""
-    wl = sorted((key, tuple(_status(w, c) for c in CONDITIONS)) for key, w in workloads.items())
-    ps = sorted((p["metadata"].get("namespace", ""), p["metadata"]["name"], p.get("status", {}).get("phase", ""),
-                 p.get("spec", {}).get("nodeName", ""), "deletionTimestamp" in p["metadata"], _unschedulable(p))
-                for p in pods)  # fmt: skip
-    return tuple(wl), tuple(ps)
 
 
 def expected_loss(ran: float, checkpoint: float, span: float) -> float:
@@ -261,7 +238,7 @@ class VirtualRunner(Runner):
             if not st.submitted or st.finished:
                 continue
             wl = workloads.get((st.sub.namespace, name))
-            untried = wl is not None and _status(wl, "QuotaReserved")[0] == ""
+            untried = wl is not None and status(wl, "QuotaReserved")[0] == ""
             if untried and now_wall - self.first_seen.setdefault(name, now_wall) >= self.quiet:
                 # Kueue 0.19 (SchedulingEquivalenceHashing, on by default) puts a new Workload equivalent
                 # to one that found no fit straight among the inadmissible ones and writes no condition
@@ -284,7 +261,7 @@ class VirtualRunner(Runner):
             mine = by_job.get(name, [])
             running = sum(p.get("status", {}).get("phase") == "Running" for p in mine)
             if running < st.sub.pods:
-                if name in stranded or (self.saved_nodes and any(_unschedulable(p) for p in mine)):
+                if name in stranded or (self.saved_nodes and any(unschedulable(p) for p in mine)):
                     waiting = True  # its pods wait for the lost nodes
                     continue
                 self.why = f"{name}: admitted, {running} of {st.sub.pods} pods Running"
@@ -299,7 +276,7 @@ class VirtualRunner(Runner):
             for pod in mine:
                 pod_name = pod["metadata"]["name"]
                 wl = workloads.get((dep.sub.namespace, pod_name))
-                untried = wl is not None and _status(wl, "QuotaReserved")[0] == ""
+                untried = wl is not None and status(wl, "QuotaReserved")[0] == ""
                 if untried and now_wall - self.first_seen.setdefault(pod_name, now_wall) >= self.quiet:
                     queued = True  # as for a job's Workload above
                 elif wl is None or untried:
@@ -311,7 +288,7 @@ class VirtualRunner(Runner):
                     self.why = f"{name}: pod {pod_name} evicted, quota not yet released"
                     return True, False, False
                 elif pod.get("status", {}).get("phase") != "Running":
-                    if self.saved_nodes and _unschedulable(pod):
+                    if self.saved_nodes and unschedulable(pod):
                         waiting = True
                         continue
                     self.why = f"{name}: pod {pod_name} admitted, not Running"
