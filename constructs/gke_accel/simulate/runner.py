@@ -26,6 +26,7 @@ from gke_accel.simulate import failures, serving
 from gke_accel.simulate.api import Api, ApiError, collection
 from gke_accel.simulate.events import Event
 from gke_accel.simulate.objects import JOB_LABEL, Submission, submission
+from gke_accel.simulate.plane_state import admitted_flavor, condition
 from gke_accel.simulate.policy import static_cluster_queue
 from gke_accel.simulate.trace import TraceJob
 
@@ -57,11 +58,6 @@ class RunResult:
     timing: dict[str, float] = field(default_factory=dict)  # wall seconds by what they went to (virtual clock)
 
 
-def _cond(obj: Obj, kind: str) -> dict[str, str] | None:
-    for c in obj.get("status", {}).get("conditions", []) or []:
-        if c.get("type") == kind and c.get("status") == "True":
-            return dict(c)
-    return None
 
 
 def apply_policy(api: Api, policy: str) -> int:
@@ -201,7 +197,7 @@ class Runner:
         return workloads, pods
 
     def follow(self, now: float, st: JobState, wl: Obj | None, chips: int) -> None:
-        if wl is not None and _cond(wl, "Finished"):
+        if wl is not None and condition(wl, "Finished"):
             self.stop_run(now, st, None)
             st.finished = True
             self.log(now, st, "finished")
@@ -210,10 +206,10 @@ class Runner:
             return
         # Kueue sets Evicted (reason Preempted, ...) first, then suspends the job (its pods go), and only
         # then releases the quota: the run ends at Evicted, before the pods stop.
-        evicted = _cond(wl, "Evicted") if wl is not None else None
-        reserved = wl is not None and _cond(wl, "QuotaReserved") is not None and evicted is None
+        evicted = condition(wl, "Evicted") if wl is not None else None
+        reserved = wl is not None and condition(wl, "QuotaReserved") is not None and evicted is None
         if reserved and not st.admitted:
-            st.admitted, st.flavor = True, _flavor(wl, st.sub.resource)
+            st.admitted, st.flavor = True, admitted_flavor(wl, st.sub.resource)
             self.log(now, st, "admitted", flavor=st.flavor, chips=st.sub.chips)
         elif st.admitted and not reserved:
             cause = "preempted" if evicted and evicted.get("reason") == "Preempted" else "evicted"
@@ -305,10 +301,3 @@ def _chips(pod: Obj, resource: str) -> int:
         total += int(c.get("resources", {}).get("requests", {}).get(resource, 0))
     return total
 
-
-def _flavor(wl: Obj | None, resource: str) -> str:
-    for ps in (wl or {}).get("status", {}).get("admission", {}).get("podSetAssignments", []):
-        flavor = ps.get("flavors", {}).get(resource)
-        if flavor:
-            return str(flavor)
-    return ""

@@ -32,6 +32,7 @@ from gke_accel.model import EnvironmentPlan
 from gke_accel.simulate.api import Api, collection
 from gke_accel.simulate.events import Event
 from gke_accel.simulate.objects import JOB_LABEL, Submission, submission
+from gke_accel.simulate.plane_state import admitted_flavor, condition
 from gke_accel.simulate.trace import TraceJob, scale_steps
 
 Obj = dict[str, Any]
@@ -102,19 +103,8 @@ def apply(api: Api, st: ServingState, reach: float, now: float, log: Log) -> Non
         log(_event(now, st, "scaled", chips=st.sub.chips, replicas=replicas))
 
 
-def _cond(obj: Obj | None, kind: str) -> dict[str, Any] | None:
-    for c in (obj or {}).get("status", {}).get("conditions", []) or []:
-        if c.get("type") == kind and c.get("status") == "True":
-            return dict(c)
-    return None
 
 
-def _flavor(wl: Obj | None, resource: str) -> str:
-    for ps in (wl or {}).get("status", {}).get("admission", {}).get("podSetAssignments", []):
-        flavor = ps.get("flavors", {}).get(resource)
-        if flavor:
-            return str(flavor)
-    return ""
 
 
 def follow(api: Api, now: float, st: ServingState, workloads: dict[tuple[str, str], Obj], pods: Sequence[Obj],
@@ -127,7 +117,7 @@ def follow(api: Api, now: float, st: ServingState, workloads: dict[tuple[str, st
         name = pod["metadata"]["name"]
         phase = pod.get("status", {}).get("phase")
         wl = workloads.get((st.sub.namespace, name))
-        evicted = _cond(wl, "Evicted")
+        evicted = condition(wl, "Evicted")
         if "deletionTimestamp" in pod["metadata"] or phase in ("Succeeded", "Failed"):
             rep = st.pods.get(name)
             if rep is not None and rep.admitted and evicted is not None:  # Kueue evicts, then deletes the pod
@@ -135,9 +125,9 @@ def follow(api: Api, now: float, st: ServingState, workloads: dict[tuple[str, st
             continue
         live.add(name)
         rep = st.pods.setdefault(name, Replica())
-        reserved = _cond(wl, "QuotaReserved") is not None and evicted is None and _cond(wl, "Finished") is None
+        reserved = condition(wl, "QuotaReserved") is not None and evicted is None and condition(wl, "Finished") is None
         if reserved and not rep.admitted:
-            rep.admitted, rep.flavor = True, _flavor(wl, st.sub.resource)
+            rep.admitted, rep.flavor = True, admitted_flavor(wl, st.sub.resource)
             rep.workload = str((wl or {}).get("metadata", {}).get("name", ""))
             log(_event(now, st, "admitted", name, flavor=rep.flavor, chips=st.sub.chips))
         elif evicted is not None and rep.admitted:

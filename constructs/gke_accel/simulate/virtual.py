@@ -51,8 +51,8 @@ from gke_accel.model import EnvironmentPlan
 from gke_accel.simulate.api import Api, ApiError
 from gke_accel.simulate.durations import format_duration
 from gke_accel.simulate.objects import JOB_LABEL
-from gke_accel.simulate.plane_signature import Workloads, signature, status, unschedulable
-from gke_accel.simulate.runner import JobState, Runner, RunResult, _cond
+from gke_accel.simulate.plane_state import Workloads, condition, signature, status, unschedulable
+from gke_accel.simulate.runner import JobState, Runner, RunResult
 from gke_accel.simulate.trace import TraceJob
 
 STUCK = 3.0  # wall seconds a deleted pod may stay Running before the runner ends it (kubelet stand-in)
@@ -189,7 +189,8 @@ class VirtualRunner(Runner):
                 moved = True
             else:
                 moved = False
-            holders = {k for k, w in workloads.items() if _cond(w, "QuotaReserved") and not _cond(w, "Finished")}
+            holders = {k for k, w in workloads.items()
+                       if condition(w, "QuotaReserved") and not condition(w, "Finished")}  # fmt: skip
             if self.holders - holders:
                 self.released = t
             self.holders = holders
@@ -252,10 +253,10 @@ class VirtualRunner(Runner):
                 tried = f"Workload not yet tried ({conds or 'no conditions'})"
                 self.why = f"{name}: {'no Workload' if wl is None else tried}"
                 return True, False, False  # Kueue has not made its Workload yet, or not tried it
-            if _cond(wl, "QuotaReserved") is None:
+            if condition(wl, "QuotaReserved") is None:
                 queued = True  # Kueue may admit it once quota is released
                 continue
-            if _cond(wl, "Evicted"):
+            if condition(wl, "Evicted"):
                 self.why = f"{name}: evicted, quota not yet released"
                 return True, False, False  # Kueue suspends the job, its pods go, then it releases the quota
             mine = by_job.get(name, [])
@@ -282,9 +283,9 @@ class VirtualRunner(Runner):
                 elif wl is None or untried:
                     self.why = f"{name}: pod {pod_name}: {'no Workload' if wl is None else 'Workload not yet tried'}"
                     return True, False, False
-                elif _cond(wl, "QuotaReserved") is None:
+                elif condition(wl, "QuotaReserved") is None:
                     queued = True
-                elif _cond(wl, "Evicted"):
+                elif condition(wl, "Evicted"):
                     self.why = f"{name}: pod {pod_name} evicted, quota not yet released"
                     return True, False, False
                 elif pod.get("status", {}).get("phase") != "Running":

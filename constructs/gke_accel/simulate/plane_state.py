@@ -1,5 +1,6 @@
-"""What the virtual clock compares between two polls of the control plane (simulate/virtual.py): a
-signature of the Workloads' and pods' states that changes whenever a controller acted."""
+"""Reading the control plane's objects: a Workload's conditions and admitted flavor (the runner, the
+serving Deployments) and the signature of the Workloads' and pods' states that the virtual clock
+compares between two polls (it changes whenever a controller acted)."""
 
 from __future__ import annotations
 
@@ -31,3 +32,20 @@ def signature(workloads: Workloads, pods: Sequence[Obj]) -> tuple[Any, ...]:
                  p.get("spec", {}).get("nodeName", ""), "deletionTimestamp" in p["metadata"], unschedulable(p))
                 for p in pods)  # fmt: skip
     return tuple(wl), tuple(ps)
+
+
+def condition(obj: Obj | None, kind: str) -> dict[str, Any] | None:
+    """The object's condition ``kind`` when it is True."""
+    for c in (obj or {}).get("status", {}).get("conditions", []) or []:
+        if c.get("type") == kind and c.get("status") == "True":
+            return dict(c)
+    return None
+
+
+def admitted_flavor(wl: Obj | None, resource: str) -> str:
+    """The ResourceFlavor a Workload's admission assigned to ``resource`` ('' when none)."""
+    for ps in (wl or {}).get("status", {}).get("admission", {}).get("podSetAssignments", []):
+        flavor = ps.get("flavors", {}).get(resource)
+        if flavor:
+            return str(flavor)
+    return ""
