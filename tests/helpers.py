@@ -115,3 +115,16 @@ def load_script(relative: str, name: str) -> ModuleType:
     sys.modules[name] = module  # a dataclass in the script looks its module up there
     spec.loader.exec_module(module)
     return module
+
+
+class FakeClock:
+    """A monotonic clock that moves only when slept on (the virtual runner's ``clock``/``sleep``)."""
+
+    def __init__(self) -> None:
+        self.t = 0.0
+
+    def __call__(self) -> float:
+        return self.t
+
+    def sleep(self, dt: float) -> None:
+        self.t += dt

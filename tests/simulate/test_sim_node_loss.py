@@ -20,6 +20,7 @@ from gke_accel.simulate.objects import JOB_LABEL
 from gke_accel.simulate.trace import parse_trace
 from gke_accel.simulate.virtual import VirtualRunner
 from gke_accel.twin.lifecycle import SIMULATE, NodeLifecycle
+from helpers import FakeClock
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 H, MIN = 3600.0, 60.0
@@ -104,20 +105,9 @@ class Plane:
         self.jobs.pop(path.rsplit("/", 1)[1], None)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = 0.0
-
-    def __call__(self) -> float:
-        return self.t
-
-    def sleep(self, dt: float) -> None:
-        self.t += dt
-
-
 def run(plane: Plane, trace: str, failures: list[Failure], until: float) -> VirtualRunner:
     plan = load_environment(CONFIG / "staging.yaml")
-    clock = Clock()
+    clock = FakeClock()
     jobs = parse_trace("name,submit,team,accelerator,chips,duration,checkpoint\n" + trace, "t.csv")
     r = VirtualRunner(plane, plan, jobs, quiet=0.8, poll=0.1, bound=30.0, until=until,  # type: ignore[arg-type]
                       clock=clock, epoch=clock, sleep=clock.sleep)  # fmt: skip
@@ -186,7 +176,7 @@ def test_on_half_hour_steps_the_repair_of_a_node_silenced_at_a_step_waits_for_th
     (docs/simulate.md, the sawtooth's mean), loses 45 min; 75 min left from 2 h: 3 h 15, a tie, 3 h."""
     plane = Plane({"j": "a"})
     plan = load_environment(CONFIG / "staging.yaml")
-    clock = Clock()
+    clock = FakeClock()
     jobs = parse_trace("name,submit,team,accelerator,chips,duration,checkpoint\nj,0,nlp,l4,1,2h,30m\n", "t.csv")
     r = VirtualRunner(plane, plan, jobs, quiet=0.8, poll=0.1, bound=30.0, until=5 * H, resolution=30 * MIN,  # type: ignore[arg-type]
                       clock=clock, epoch=clock, sleep=clock.sleep)  # fmt: skip

@@ -15,6 +15,7 @@ from gke_accel.simulate.failures import Failure
 from gke_accel.simulate.objects import JOB_LABEL
 from gke_accel.simulate.trace import parse_trace
 from gke_accel.simulate.virtual import VirtualRunner, expected_loss
+from helpers import FakeClock
 
 CONFIG = Path(__file__).resolve().parents[2] / "config"
 H, MIN = 3600.0, 60.0
@@ -131,21 +132,10 @@ class Plane:
         self.jobs.pop(path.rsplit("/", 1)[1], None)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = 0.0
-
-    def __call__(self) -> float:
-        return self.t
-
-    def sleep(self, dt: float) -> None:
-        self.t += dt
-
-
 def runner(plane: Plane, trace: str, quiet: float = 0.8, until: float | None = None,
-           resolution: float = 0.0) -> tuple[VirtualRunner, Clock]:  # fmt: skip
+           resolution: float = 0.0) -> tuple[VirtualRunner, FakeClock]:  # fmt: skip
     plan = load_environment(CONFIG / "staging.yaml")
-    clock = Clock()
+    clock = FakeClock()
     jobs = parse_trace("name,submit,team,accelerator,chips,duration,priority,checkpoint\n" + trace, "t.csv")
     r = VirtualRunner(plane, plan, jobs, quiet=quiet, poll=0.1, bound=30.0, until=until,  # type: ignore[arg-type]
                       resolution=resolution, clock=clock, epoch=clock, sleep=clock.sleep)  # fmt: skip
@@ -185,7 +175,7 @@ def test_every_change_while_settling_is_logged_at_the_jump_time_and_a_quiet_plan
     assert clock.t < 2.0  # a handful of 0.1 s polls: the chain, never a quiet period
 
 
-def polls_of(r: VirtualRunner, clock: Clock) -> dict[float, list[float]]:
+def polls_of(r: VirtualRunner, clock: FakeClock) -> dict[float, list[float]]:
     polls: dict[float, list[float]] = {}  # simulated time -> wall times of its polls
     r.on_tick = lambda now: polls.setdefault(now, []).append(clock.t)
     return polls
