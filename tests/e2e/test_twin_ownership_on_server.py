@@ -16,8 +16,12 @@ from gke_accel.twin.state_lock import find_processes
 from security.reproduce import run
 
 START = """
+import signal
 import sys
 from pathlib import Path
+# Ctrl-C raises KeyboardInterrupt even when this test runs under a shell that started it in the background
+# (a non-interactive shell's background job inherits SIGINT ignored, and Python keeps it ignored)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from gke_accel.twin.cluster import LocalCluster, WORKLOAD_CONTROLLERS
 try:
     cluster = LocalCluster.start(Path(sys.argv[1]), controllers=WORKLOAD_CONTROLLERS, detached=True)
