@@ -96,13 +96,16 @@ def node_pods(api: Api, names: Sequence[str]) -> list[Obj]:
 
 def silence(api: Api, names: Sequence[str]) -> None:
     """The nodes stop heartbeating: kwok no longer manages them (their Leases are not renewed)."""
-    for name in names:
-        api.request("PATCH", f"/api/v1/nodes/{name}", {"metadata": {"labels": {KWOK_LABEL: None}}},
-                    "application/merge-patch+json")  # fmt: skip
+    _kwok_manages(api, names, None)
 
 
 def revive(api: Api, names: Sequence[str]) -> None:
     """The repaired nodes: kwok manages them again (heartbeats them Ready)."""
+    _kwok_manages(api, names, "kwok")
+
+
+def _kwok_manages(api: Api, names: Sequence[str], value: str | None) -> None:
+    """Set (``"kwok"``) or remove (None) the label kwok manages nodes by."""
     for name in names:
-        api.request("PATCH", f"/api/v1/nodes/{name}", {"metadata": {"labels": {KWOK_LABEL: "kwok"}}},
+        api.request("PATCH", f"/api/v1/nodes/{name}", {"metadata": {"labels": {KWOK_LABEL: value}}},
                     "application/merge-patch+json")  # fmt: skip

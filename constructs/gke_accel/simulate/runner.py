@@ -47,6 +47,11 @@ class JobState:
     restarted: bool = False
     lost_at: float | None = None  # simulated time the node of the current run was lost (failures.py)
 
+    @property
+    def on_lost_node(self) -> bool:
+        """A run is under way on a node that was lost (it makes no progress; the engines end it)."""
+        return self.lost_at is not None and self.run_start is not None
+
 
 @dataclass
 class RunResult:
@@ -56,8 +61,6 @@ class RunResult:
     ticks: int
     notes: list[str] = field(default_factory=list)
     timing: dict[str, float] = field(default_factory=dict)  # wall seconds by what they went to (virtual clock)
-
-
 
 
 def apply_policy(api: Api, policy: str) -> int:
@@ -89,7 +92,7 @@ class Runner:
         self.failures = failures.schedule(node_failures, self.until, failures.failure_units(nodes), seed)
         self.repairs: list[tuple[float, tuple[str, ...]]] = []
         self.silences: list[tuple[float, tuple[str, ...]]] = []  # (loss + failures.DETECT, nodes)
-        self.saved_nodes: dict[str, Obj] = {}  # nodes lost and not yet repaired (name -> loss time)
+        self.lost_nodes: set[str] = set()  # nodes lost and not yet repaired
         self.silent: set[str] = set()  # of those, the ones kwok no longer heartbeats
         self.on_tick = on_tick
         self.notes: list[str] = []
@@ -167,7 +170,7 @@ class Runner:
         for due, names in [r for r in self.repairs if r[0] <= reach and not silenced & set(r[1])]:
             failures.revive(self.api, names)
             for name in names:
-                self.saved_nodes.pop(name, None)
+                self.lost_nodes.discard(name)
                 self.silent.discard(name)
             self.repairs.remove((due, names))
         while self.failures and self.failures[0].t <= reach:
@@ -213,13 +216,12 @@ class Runner:
             self.log(now, st, "admitted", flavor=st.flavor, chips=st.sub.chips)
         elif st.admitted and not reserved:
             cause = "preempted" if evicted and evicted.get("reason") == "Preempted" else "evicted"
-            self.stop_run(now, st, "node-failure" if st.lost_at is not None and st.run_start is not None else cause)
+            self.stop_run(now, st, "node-failure" if st.on_lost_node else cause)
             st.admitted = False
         if chips != st.chips_running:
             if chips < st.chips_running:
                 # a pod finished, or the engines evicted the pods of a lost node (failures.py)
-                lost_node = st.lost_at is not None and st.run_start is not None
-                self.stop_run(now, st, "node-failure" if lost_node else None)
+                self.stop_run(now, st, "node-failure" if st.on_lost_node else None)
             st.chips_running = chips
             self.log(now, st, "running", flavor=st.flavor, chips=chips)
         if chips == st.sub.chips and st.run_start is None and st.admitted:
@@ -264,12 +266,11 @@ class Runner:
     def fail(self, now: float, names: tuple[str, ...]) -> None:
         """The nodes are lost at ``now``: the runs on them make no progress from here; the engines evict
         their pods once the nodes fall silent, ``failures.DETECT`` later; the nodes return at ``REPAIR``."""
-        names = tuple(n for n in names if n not in self.saved_nodes)  # a node already down is not lost twice
+        names = tuple(n for n in names if n not in self.lost_nodes)  # a node already down is not lost twice
         if not names:
             return
         hit = failures.node_pods(self.api, names)
-        for name in names:
-            self.saved_nodes[name] = {"lost": now}
+        self.lost_nodes.update(names)
         self.silences.append((now + failures.DETECT, names))
         self.repairs.append((now + failures.REPAIR, names))
         for name in sorted({p["metadata"].get("labels", {}).get(JOB_LABEL, "") for p in hit}):
@@ -300,4 +301,3 @@ def _chips(pod: Obj, resource: str) -> int:
     for c in pod["spec"]["containers"]:
         total += int(c.get("resources", {}).get("requests", {}).get(resource, 0))
     return total
-

@@ -103,10 +103,6 @@ def apply(api: Api, st: ServingState, reach: float, now: float, log: Log) -> Non
         log(_event(now, st, "scaled", chips=st.sub.chips, replicas=replicas))
 
 
-
-
-
-
 def follow(api: Api, now: float, st: ServingState, workloads: dict[tuple[str, str], Obj], pods: Sequence[Obj],
            log: Log) -> None:  # fmt: skip
     """One poll of the Deployment's pods (``pods``: those labelled with its name) and their Workloads."""

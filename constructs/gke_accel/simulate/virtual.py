@@ -262,7 +262,7 @@ class VirtualRunner(Runner):
             mine = by_job.get(name, [])
             running = sum(p.get("status", {}).get("phase") == "Running" for p in mine)
             if running < st.sub.pods:
-                if name in stranded or (self.saved_nodes and any(unschedulable(p) for p in mine)):
+                if name in stranded or (self.lost_nodes and any(unschedulable(p) for p in mine)):
                     waiting = True  # its pods wait for the lost nodes
                     continue
                 self.why = f"{name}: admitted, {running} of {st.sub.pods} pods Running"
@@ -289,7 +289,7 @@ class VirtualRunner(Runner):
                     self.why = f"{name}: pod {pod_name} evicted, quota not yet released"
                     return True, False, False
                 elif pod.get("status", {}).get("phase") != "Running":
-                    if self.saved_nodes and unschedulable(pod):
+                    if self.lost_nodes and unschedulable(pod):
                         waiting = True
                         continue
                     self.why = f"{name}: pod {pod_name} admitted, not Running"
